@@ -1,0 +1,93 @@
+# pallas-triage: plain GNU make. `make demo` and `make test` install missing
+# dependencies first (scripts/ensure-deps.sh).
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+DATADIR    ?= $(PREFIX)/share/pallas-triage
+MANDIR     ?= $(PREFIX)/share/man
+PKG_CONFIG ?= pkg-config
+BUILD      ?= build
+VERSION    := 0.1.0
+
+PKGS := yaml-0.1 libcjson libcurl libpcre2-8
+
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wpedantic -Wformat=2 -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wold-style-definition -Wwrite-strings \
+            -Wpointer-arith -Wvla -Wundef
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
+ifdef SAN
+SAN_FLAGS := -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+# Recursive (=) on purpose: pkg-config runs when a recipe needs the flags,
+# after the deps target had a chance to install the libraries.
+PT_CPPFLAGS = -Iinclude -D_GNU_SOURCE -DPCRE2_CODE_UNIT_WIDTH=8 \
+              -DPT_DATADIR='"$(DATADIR)"' -DPT_SRCDIR='"$(CURDIR)"' -DPT_VERSION='"$(VERSION)"' \
+              $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PT_LDLIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread
+COMPILE      = $(CC) -std=c11 $(WARN) $(SAN_FLAGS) $(PT_CPPFLAGS) $(CPPFLAGS) $(CFLAGS)
+LINK         = $(CC) $(SAN_FLAGS) $(CFLAGS) $(LDFLAGS)
+
+SRCS     := $(wildcard src/*.c)
+OBJS     := $(SRCS:src/%.c=$(BUILD)/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
+UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+all: $(BUILD)/pallas-triage
+
+deps:
+	@sh scripts/ensure-deps.sh build
+
+$(BUILD)/%.o: src/%.c | deps
+	@mkdir -p $(@D)
+	$(COMPILE) -MMD -MP -c -o $@ $<
+$(BUILD)/libpt.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+$(BUILD)/pallas-triage: $(BUILD)/main.o $(BUILD)/libpt.a
+	$(LINK) -o $@ $^ $(PT_LDLIBS) $(LDLIBS)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libpt.a
+	@mkdir -p $(@D)
+	$(COMPILE) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libpt.a $(PT_LDLIBS) $(LDLIBS)
+-include $(OBJS:.o=.d)
+
+demo: all
+	@echo '$$ pallas-triage --no-input docs/examples/vmem-oom.log'
+	@$(BUILD)/pallas-triage --no-input docs/examples/vmem-oom.log; rc=$$?; \
+	  [ $$rc -le 1 ] || exit $$rc
+
+test-deps:
+	@sh scripts/ensure-deps.sh test
+
+test: test-deps all $(UNITS)
+	PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
+
+check:
+	$(MAKE) BUILD=build-check WERROR=1 test
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(MAKE) BUILD=build-asan SAN=address,undefined test
+
+valgrind: all $(UNITS)
+	VALGRIND=1 PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
+
+bench: all
+	@sh scripts/ensure-deps.sh bench
+	sh bench/run.sh $(CURDIR)/$(BUILD)/pallas-triage
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/rules $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(BUILD)/pallas-triage $(DESTDIR)$(BINDIR)/
+	install -m 0644 rules/*.yaml $(DESTDIR)$(DATADIR)/rules/
+	install -m 0644 docs/pallas-triage.1 $(DESTDIR)$(MANDIR)/man1/
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pallas-triage $(DESTDIR)$(MANDIR)/man1/pallas-triage.1
+	rm -rf $(DESTDIR)$(DATADIR)
+
+lint:
+	@! grep -nE '\b(gets|strcpy|strcat|sprintf|vsprintf|strtok|atoi|atol)\s*\(' src/*.c || \
+	  { echo 'banned function used (see docs/hacking.md)'; exit 1; }
+
+clean:
+	rm -rf build build-check build-asan build-ubsan
+
+.PHONY: all deps demo test test-deps check valgrind bench install uninstall lint clean

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The classifier: a log (streamed in any pieces) x a ruleset -> a verdict.
+ * Memory stays bounded whatever the log's size: lines longer than
+ * CLASSIFY_MAX_LINE are matched on their first CLASSIFY_MAX_LINE bytes, and at
+ * most CLASSIFY_MAX_EVIDENCE evidence lines are kept.
+ */
+#ifndef PT_CLASSIFY_H
+#define PT_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "pt/diag.h"
+#include "pt/rules.h"
+#include "pt/vars.h"
+
+#define CLASSIFY_MAX_LINE (64u * 1024)
+#define CLASSIFY_MAX_EVIDENCE 64
+#define EVIDENCE_MAX_TEXT 512
+
+struct evidence {
+	size_t line;                /* 1-based line number in the log */
+	char *text;                 /* the normalised line, at most EVIDENCE_MAX_TEXT bytes */
+	size_t mstart, mend;        /* the matched part of text */
+	const struct rule *rule;    /* borrowed from the ruleset */
+	enum pat_role role;
+};
+
+struct class_score {
+	double score;               /* 1 - prod(1 - w/100) over fired rules */
+	int top_weight;
+	const struct rule *top_rule;
+	size_t nrules;              /* distinct rules fired for this class */
+	size_t first_line;          /* earliest key line among them */
+};
+
+struct location {
+	char *file;                 /* NULL when the log names no user source */
+	long line, col;
+	char *func;
+	const char *how;            /* "loc" (Mosaic callsite) or "traceback" */
+};
+
+struct verdict {
+	enum pt_class cls;          /* CLASS_UNKNOWN when no Pallas failure was recognised */
+	const char *subkind;        /* borrowed, may be NULL */
+	double confidence;          /* 0..1 */
+	enum pt_class runner_up;    /* CLASS_COUNT when no other class scored */
+	struct class_score scores[CLASS_COUNT];
+	const struct rule *top_rule;/* the rule that decided, or NULL */
+	const struct rule **fired;  /* every fired rule, strongest first */
+	size_t nfired;
+	struct evidence *ev;        /* by line number */
+	size_t nev;
+	char *reason;               /* for unknown: why; else NULL */
+	char *message;              /* the top rule's message with captures filled in */
+	char *key_line;             /* the top rule's key line text, or NULL */
+	size_t key_lineno;
+	char *fingerprint;          /* stable id of this failure: "class:hash" */
+	char *fingerprint_text;     /* the key line with numbers, paths, addresses masked */
+	struct vars vars;           /* captures, environment facts, derived values */
+	struct location loc;
+	size_t nlines;
+	unsigned long long nbytes;
+	size_t long_lines;          /* lines cut at CLASSIFY_MAX_LINE */
+	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
+};
+
+void verdict_release(struct verdict *v);
+
+struct classifier;
+
+/* Returns a new classifier over rs (borrowed; must outlive it); free with classifier_free(). */
+struct classifier *classifier_new(const struct ruleset *rs);
+void classifier_free(struct classifier *c);
+/* Feed the next piece of the log, split anywhere. */
+void classifier_feed(struct classifier *c, const char *data, size_t len);
+/* End of log: fill v (caller releases it with verdict_release). */
+void classifier_finish(struct classifier *c, struct verdict *v);
+
+/* After classifier_finish: did rule r fire, and what did its patterns capture? */
+bool classifier_fired(const struct classifier *c, const struct rule *r);
+/* Returns a borrowed pointer valid until classifier_free(). */
+const struct vars *classifier_captures(const struct classifier *c, const struct rule *r);
+/* The environment facts read from the log; borrowed like classifier_captures(). */
+const struct vars *classifier_env(const struct classifier *c);
+
+/* Read and classify a whole file descriptor in 128 KiB pieces. */
+int classify_fd(const struct ruleset *rs, int fd, const char *name, struct verdict *v,
+		struct pt_err *err);
+/* Classify a log held in memory. */
+void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct verdict *v);
+
+/*
+ * Derive advice values (vmem_limit_bytes, block_legal, block_halved_minor,
+ * block_halved_second, ...) from the captures in vs and the chip table.
+ * Implemented in advice.c. Never fails: what cannot be derived is left unset.
+ */
+void advice_derive(const struct ruleset *rs, struct vars *vs);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Log ingestion: what turns raw bytes from a CI log, a terminal or a pytest
+ * report into the line a rule sees. Pure functions over bytes; no I/O.
+ */
+#ifndef PT_INGEST_H
+#define PT_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Remove ANSI escape sequences (CSI, OSC, two-byte escapes) from
+ * buf[0..len) in place, keeping newlines. Returns the new length.
+ */
+size_t ingest_strip_ansi(char *buf, size_t len);
+
+/*
+ * The part of a line a rule should see: without a trailing CR, without
+ * decorations that tools put in front of every line (pytest's "E   ",
+ * "(EngineCore pid=123) ", "[rank0]: ", Cloud Build's `Step #4 - "x": `,
+ * glog and Python-logging headers, ISO timestamps). Returns the offset of
+ * the first kept byte; *len is updated to the kept length.
+ */
+size_t ingest_trim(const char *line, size_t *len);
+
+struct frame {
+	const char *file;       /* points into the line */
+	size_t file_len;
+	long line, col;         /* col is 0 when unknown */
+	const char *func;       /* may be NULL */
+	size_t func_len;
+};
+
+/* Parse a Python traceback frame: `File "PATH", line N, in FUNC`. */
+bool ingest_parse_py_frame(const char *line, size_t len, struct frame *f);
+/*
+ * Find the first user frame in an MLIR location `loc(... "fn"("file":L:C) ...)`
+ * or a Pallas message's `at FILE:LINE`. Frames in library code are skipped.
+ */
+bool ingest_parse_loc(const char *line, size_t len, struct frame *f);
+/* True when path is library code (site-packages, jax/_src, the stdlib) rather than the user's. */
+bool ingest_is_library_path(const char *path, size_t len);
+
+/*
+ * Does `next` continue `line` as a hard-wrapped piece of one long line?
+ * Used to retry patterns on the two lines joined.
+ */
+bool ingest_is_continuation(const char *line, size_t len, const char *next, size_t nlen);
+
+#endif

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON output (and a little input) for every --json in pallas-triage: a thin
+ * wrapper over cJSON, so that <cjson/cJSON.h> is included by src/json.c
+ * only and no other file has to know cJSON's ownership rules.
+ *
+ * Building. A document is a tree of `struct json` values. Make the root with
+ * json_new_object() or json_new_array(); everything added below it belongs
+ * to the root, and one json_free(root) frees the whole tree. The json_add_*
+ * functions append a member to an object, the json_push_* functions append
+ * an element to an array. Members keep their insertion order, and printing
+ * writes them in that order, so output is deterministic and diffs cleanly.
+ * Adding the same key twice is a bug (PT_BUG): keys are fixed in code.
+ *
+ *	struct json *root = json_new_object();
+ *	struct json *dims;
+ *
+ *	json_add_str(root, "chip", "v6e");
+ *	json_add_bool(root, "legal", true);
+ *	dims = json_add_array(root, "block");
+ *	json_push_int(dims, 256);
+ *	json_push_int(dims, 512);
+ *	if (json_print(root, stdout) < 0) ... write error ...
+ *	json_free(root);
+ *
+ * prints
+ *
+ *	{
+ *	  "chip": "v6e",
+ *	  "legal": true,
+ *	  "block": [256, 512]
+ *	}
+ *
+ * Numbers. json_add_int/json_push_int write the exact decimal value of a
+ * long long (byte counts above 2^53 stay exact); json_add_num writes a double
+ * with up to 17 significant digits (NaN and infinities become null). Strings
+ * are copied and may hold any bytes except NUL; control characters, quotes
+ * and backslashes are escaped, other bytes are written as they are.
+ *
+ * Out of memory ends the run (PT_EXIT_SYSTEM), as everywhere in the tool, so
+ * no builder function can fail.
+ *
+ * Reading. json_parse() reads a document (for session files and tests) and
+ * json_get()/json_at() and the json_*_value() accessors walk it. Values
+ * returned by the readers are borrowed from the tree and stay valid until
+ * json_free() of its root.
+ */
+#ifndef PT_JSON_H
+#define PT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "pt/buf.h"
+#include "pt/diag.h"
+
+struct json;
+
+enum json_kind {
+	JSON_NULL,
+	JSON_BOOL,
+	JSON_NUMBER,
+	JSON_STRING,
+	JSON_ARRAY,
+	JSON_OBJECT,
+};
+
+/* Returns a new empty object or array; free with json_free(). */
+struct json *json_new_object(void);
+struct json *json_new_array(void);
+/* Frees j and everything below it. j must be a root (not added to a parent). NULL is fine. */
+void json_free(struct json *j);
+
+/* Object members. `key` and string values are copied; a NULL `val` writes null. */
+void json_add_str(struct json *obj, const char *key, const char *val);
+void json_add_int(struct json *obj, const char *key, long long val);
+void json_add_num(struct json *obj, const char *key, double val);
+void json_add_bool(struct json *obj, const char *key, bool val);
+void json_add_null(struct json *obj, const char *key);
+/* Add an empty object/array member; returns a borrowed pointer to it (owned by obj). */
+struct json *json_add_object(struct json *obj, const char *key);
+struct json *json_add_array(struct json *obj, const char *key);
+
+/* Array elements, same rules as the object members. */
+void json_push_str(struct json *arr, const char *val);
+void json_push_int(struct json *arr, long long val);
+void json_push_num(struct json *arr, double val);
+void json_push_bool(struct json *arr, bool val);
+void json_push_null(struct json *arr);
+struct json *json_push_object(struct json *arr);
+struct json *json_push_array(struct json *arr);
+
+/*
+ * Write j to out as UTF-8-agnostic JSON text followed by a newline, indented
+ * by two spaces per level. Arrays whose elements are all scalars are written
+ * on one line ("[256, 512]"); empty containers are "{}" and "[]".
+ * json_print() returns 0, or -1 when writing to fp failed (check ferror).
+ */
+int json_print(const struct json *j, FILE *fp);
+void json_write(const struct json *j, struct buf *out);
+/* The same text on one line, without the final newline (for JSON Lines). */
+void json_write_compact(const struct json *j, struct buf *out);
+
+/*
+ * Parse buf[0..len) as one JSON document. Returns a new tree (free with
+ * json_free()), or NULL with err set (PT_EXIT_DATA) naming `name` and the
+ * byte offset where parsing stopped.
+ */
+struct json *json_parse(const char *buf, size_t len, const char *name, struct pt_err *err);
+
+enum json_kind json_kind(const struct json *j);
+/* The member `key` of an object, or NULL (also when obj is NULL or not an object). */
+const struct json *json_get(const struct json *obj, const char *key);
+/* Number of elements of an array or members of an object; 0 for anything else. */
+size_t json_len(const struct json *j);
+/* Element i of an array or member i of an object (key in *key if key != NULL), or NULL. */
+const struct json *json_at(const struct json *j, size_t i, const char **key);
+/* Typed reads: return 0 and set *out, or -1 when j is NULL or of another kind. */
+int json_str_value(const struct json *j, const char **out);
+int json_num_value(const struct json *j, double *out);
+/* Fails also when the number is not an integer or does not fit a long long. */
+int json_int_value(const struct json *j, long long *out);
+int json_bool_value(const struct json *j, bool *out);
+
+#endif

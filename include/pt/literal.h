@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Required-literal extraction from a PCRE2 pattern, for the prefilter: a set
+ * of plain strings such that every match of the pattern contains at least one
+ * of them, compared ASCII case-insensitively. It reads the pattern text only;
+ * it is not a regex engine and does not validate patterns (match.c compiles
+ * them with PCRE2 and reports errors).
+ *
+ * The analysis is conservative: anything it does not fully understand makes
+ * literals shorter, fewer or absent, never wrong. Syntax it refuses outright
+ * (extended mode (?x), conditionals, callouts, backtracking verbs other than
+ * the leading option settings) yields no literal at all.
+ *
+ * Assumption: the pattern is matched without PCRE2_EXTENDED. With PCRE2_UTF
+ * plus caseless matching, PCRE2 also matches 'k' against U+212A KELVIN SIGN
+ * and 's' against U+017F LONG S; such matches are not covered by the ASCII
+ * fold of the literals.
+ */
+#ifndef PT_LITERAL_H
+#define PT_LITERAL_H
+
+#include <stddef.h>
+
+/*
+ * Extract the required literals of `pattern` (a NUL-terminated PCRE2
+ * pattern). *out receives a new NULL-terminated array of new strings, in
+ * ASCII lower case and without duplicates; free it with literal_list_free().
+ * *n (when n is not NULL) receives the number of strings. An empty list means
+ * the pattern has no usable literal and must run on every line. Literals may
+ * be of any length >= 1; callers decide what is too short to be useful.
+ * Returns the number of literals (never fails: out of memory ends the run).
+ */
+int literal_extract(const char *pattern, char ***out, size_t *n);
+
+/* Free a list returned by literal_extract(). NULL is fine. */
+void literal_list_free(char **list);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A multi-literal matcher for the prefilter: finds where any of a few
+ * hundred literals occurs in a byte buffer, ASCII case-insensitively, at more
+ * than 1.5 GB/s on log text. It is the "(f)" design of
+ * shared/reference/scanning-performance.md: every literal indexes s
+ * consecutive 4-byte windows (folded with |0x20) in a 2^17-bit bitmap, the
+ * scan probes one window every s bytes (s = shortest literal - 3, at most 8),
+ * so each occurrence is seen by exactly one probe, and bitmap hits are
+ * confirmed with an exact table and a folded compare.
+ *
+ * Buffers are plain bytes: NUL and bytes >= 0x80 are ordinary characters
+ * (only A-Z/a-z fold). Lines mean nothing here; callers split lines.
+ *
+ * Use: litset_new(), litset_add() for each literal, litset_build() once,
+ * then any number of litset_find() / litset_line_hits() calls, which only
+ * read the set (several threads may share a built set).
+ */
+#ifndef PT_LITSET_H
+#define PT_LITSET_H
+
+#include <stddef.h>
+
+#define LITSET_MIN_LEN 4   /* shorter literals cannot be indexed */
+
+struct litset;
+
+/* Returns a new empty set; free with litset_free(). */
+struct litset *litset_new(void);
+/* Frees the set and everything in it. NULL is fine. */
+void litset_free(struct litset *ls);
+
+/*
+ * Add literal lit[0..len) (copied; any bytes) for pattern `id`. Adding an
+ * equal literal (ASCII case-insensitively) again only adds the id to it, so
+ * one literal may serve several ids and one id may have several literals.
+ * Returns 0, or -1 (nothing added) when len < LITSET_MIN_LEN or the set is
+ * already built.
+ */
+int litset_add(struct litset *ls, const char *lit, size_t len, unsigned id);
+
+/*
+ * Index the literals; call once, after the last litset_add(). `sample`
+ * (may be NULL) is a piece of the input, e.g. its first few MiB: each
+ * literal's windows are chosen among those rarest in it, which keeps false
+ * bitmap hits down. Without a sample a static letter-frequency guess is used.
+ * The sample is only read during the call.
+ */
+void litset_build(struct litset *ls, const char *sample, size_t sample_len);
+
+/*
+ * Find the first position q >= from such that some literal occurs at
+ * buf[q..]. Returns q and sets *lit_index (when not NULL) to one literal
+ * that starts there; returns len when there is none (also for an empty set
+ * or from >= len).
+ */
+size_t litset_find(const struct litset *ls, const char *buf, size_t len, size_t from,
+		   size_t *lit_index);
+
+/*
+ * For every literal occurring anywhere in line[0..len), set bit id (byte
+ * id / 8, bit id % 8) in `hits` for each of its ids. hits is caller-owned
+ * and must hold at least (max id / 8 + 1) bytes; bits are only ever set.
+ * Returns the number of occurrences found (0: no literal in the line).
+ */
+size_t litset_line_hits(const struct litset *ls, const char *line, size_t len,
+			unsigned char *hits);
+
+/* Number of distinct literals (after merging equal ones). */
+size_t litset_count(const struct litset *ls);
+/* Returns a borrowed pointer to literal i (lower case), valid until litset_free(). */
+const char *litset_literal(const struct litset *ls, size_t i, size_t *len);
+/* Returns a borrowed array of the *n ids of literal i, valid until litset_free(). */
+const unsigned *litset_ids(const struct litset *ls, size_t i, size_t *n);
+/* Length of the shortest literal (0 for an empty set). */
+size_t litset_shortest(const struct litset *ls);
+/* The probe stride s chosen by litset_build() (0 before, or for an empty set). */
+size_t litset_stride(const struct litset *ls);
+
+#endif

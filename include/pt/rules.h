@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rule model: classifier rules, classes, ladders, debug flags, error
+ * codes and environment facts, all loaded from the rules directory (schema in
+ * docs/rules.md). A struct ruleset owns everything in it; one ruleset_free()
+ * frees the tree.
+ */
+#ifndef PT_RULES_H
+#define PT_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "pt/diag.h"
+
+struct match;
+struct chiptab;
+
+/* The six verdicts, in this fixed order everywhere (scores, JSON, tables). */
+enum pt_class {
+	CLASS_LAYOUT,
+	CLASS_CAPACITY,
+	CLASS_SYNCHRONIZATION,
+	CLASS_NUMERICS,
+	CLASS_UNSUPPORTED,
+	CLASS_UNKNOWN,
+	CLASS_COUNT
+};
+
+const char *class_name(enum pt_class c);
+/* Returns CLASS_COUNT for an unknown name. */
+enum pt_class class_from_name(const char *name);
+
+enum stage { STAGE_COMPILE, STAGE_RUNTIME, STAGE_NUMERIC };
+const char *stage_name(enum stage s);
+
+enum pat_role { PAT_ANY, PAT_ALL, PAT_NONE };
+
+struct pattern {
+	char *src;                 /* the PCRE2 source as written */
+	enum pat_role role;
+	struct match *m;           /* compiled lazily by the matcher */
+	int line, col;             /* position in the rules file */
+	struct rule *rule;         /* owner (borrowed back-pointer) */
+	size_t index;              /* position in ruleset->patterns */
+};
+
+struct example {
+	char *log;                 /* a mini log, may hold several lines */
+	char **cap_names, **cap_values; /* expected captures, NULL-terminated */
+	int line;
+};
+
+struct rule {
+	char *id;
+	enum pt_class cls;
+	char *subkind;             /* may be NULL */
+	enum stage stage;
+	int weight;                /* 1..100 */
+	struct pattern **pats;     /* any, all and none patterns */
+	size_t npats;
+	size_t nany, nall, nnone;
+	char **literals;           /* declared literals, NULL-terminated or NULL */
+	char *message;
+	char *explain;             /* may be NULL */
+	char **links;              /* NULL-terminated, may be NULL */
+	bool overrides;
+	struct example *match_ex, *nomatch_ex;
+	size_t nmatch_ex, nnomatch_ex;
+	char *file;                /* where it was defined */
+	int line;
+	char *origin;              /* pack name, or NULL for shipped rules */
+	size_t index;              /* position in ruleset->rules */
+};
+
+struct class_def {
+	enum pt_class cls;
+	char *title, *summary, *interpret, *interpret_note, *explain;
+};
+
+struct flag_def {
+	char *id, *snippet, *why;
+};
+
+struct rung {
+	char *id, *family, *action, *change, *fallback, *expect;
+	char **requires, **subkinds, **flags;  /* NULL-terminated, may be NULL */
+	size_t index;               /* position in its ladder */
+};
+
+struct ladder {
+	enum pt_class cls;
+	struct rung *rungs;
+	size_t nrungs;
+};
+
+struct code_def {
+	char *code, *name, *summary, *link;
+	enum pt_class cls;
+};
+
+struct fact_def {
+	char *id, *sets, *file;
+	struct pattern *pat;
+	char **examples;
+};
+
+struct ruleset {
+	struct rule **rules;
+	size_t nrules, alloc_rules;
+	struct pattern **patterns;  /* every pattern of every rule and fact, for the scanner */
+	size_t npatterns, alloc_patterns;
+	struct class_def classes[CLASS_COUNT];
+	bool have_class[CLASS_COUNT];
+	struct ladder ladders[CLASS_COUNT];
+	struct flag_def *flags;
+	size_t nflags, alloc_flags;
+	struct code_def *codes;
+	size_t ncodes, alloc_codes;
+	struct fact_def *facts;
+	size_t nfacts, alloc_facts;
+	struct chiptab *chips;      /* may be NULL when no chips.yaml was loaded */
+	char **files;               /* files read, in order */
+	size_t nfiles, alloc_files;
+};
+
+/* Returns a new empty ruleset; free with ruleset_free(). */
+struct ruleset *ruleset_new(void);
+void ruleset_free(struct ruleset *rs);
+
+/*
+ * Load every *.yaml file of dir (in name order) into rs. Problems go to d;
+ * returns -1 when any error was found (the ruleset must then not be used)
+ * or when dir cannot be read (err says why).
+ */
+int ruleset_load_dir(struct ruleset *rs, const char *dir, const char *origin, struct diag *d,
+		     struct pt_err *err);
+/* Load one file's text (a rule pack from memory); `name` is used in diagnostics. */
+int ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *name,
+		     const char *origin, struct diag *d);
+/*
+ * Cross-file checks after all files are loaded: every class defined, ladders
+ * refer to known flags, at least one rule. Returns -1 if d got errors.
+ */
+int ruleset_finish(struct ruleset *rs, struct diag *d);
+
+const struct rule *ruleset_find_rule(const struct ruleset *rs, const char *id);
+const struct code_def *ruleset_find_code(const struct ruleset *rs, const char *code);
+const struct flag_def *ruleset_find_flag(const struct ruleset *rs, const char *id);
+
+/*
+ * Find the rules directory: opt (from --rules), $PALLAS_TRIAGE_RULES,
+ * $XDG_DATA_HOME/pallas-triage/rules (or ~/.local/share/...), the installed
+ * data directory, the source tree's rules/. Returns a new string (free()), or
+ * NULL with err set when none exists.
+ */
+char *rules_locate(const char *opt, struct pt_err *err);
+/* The user's rules directory (for packs); a new string. */
+char *rules_user_dir(void);
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Terminal-safe output. Text that comes from a log is untrusted: a log line
+ * could carry escape sequences that rewrite the user's terminal. Every such
+ * string goes through term_put_untrusted(), which escapes control bytes.
+ */
+#ifndef PT_TERM_H
+#define PT_TERM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define TERM_BOLD "\033[1m"
+#define TERM_RED "\033[31m"
+#define TERM_GREEN "\033[32m"
+#define TERM_YELLOW "\033[33m"
+#define TERM_CYAN "\033[36m"
+#define TERM_DIM "\033[2m"
+#define TERM_RESET "\033[0m"
+
+/* Write s[0..len) with control bytes (except tab) shown as \xNN. */
+void term_put_untrusted(FILE *fp, const char *s, size_t len);
+/* Same, highlighting [hs, he) with `color` when color is non-NULL. */
+void term_put_highlight(FILE *fp, const char *s, size_t len, size_t hs, size_t he, const char *color);
+/* Append the escaped form of s[0..len) to a new string (for reports); free() it. */
+char *term_escape(const char *s, size_t len);
+
+#endif

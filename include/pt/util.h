@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * File helpers: bounded whole-file reads for small inputs (rules, sessions),
+ * atomic replacement of a file, and directory creation.
+ */
+#ifndef PT_UTIL_H
+#define PT_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "pt/buf.h"
+#include "pt/diag.h"
+
+/* Read all of path into out (appending), refusing files over max bytes. */
+int util_read_file(const char *path, struct buf *out, size_t max, struct pt_err *err);
+
+/*
+ * Replace path with data atomically: write a temp file in the same directory,
+ * fsync it, rename it over path, fsync the directory. A crash at any moment
+ * leaves either the old or the new content. On error the old file is intact.
+ */
+int util_write_atomic(const char *path, const void *data, size_t len, struct pt_err *err);
+
+/* mkdir -p with mode 0755; existing directories are fine. */
+int util_mkdirs(const char *path, struct pt_err *err);
+
+bool util_is_dir(const char *path);
+bool util_is_file(const char *path);
+
+/* Parse a non-negative decimal integer; returns -1 on junk or overflow. */
+int util_parse_size(const char *s, unsigned long long *out);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small ordered string map for the values a diagnosis carries: captures
+ * from the log (`used`, `block`), environment facts (`chip`) and values the
+ * calculators derive (`vmem_limit_bytes`). Templates in rules and ladders
+ * refer to them as ${name}.
+ */
+#ifndef PT_VARS_H
+#define PT_VARS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "pt/buf.h"
+
+struct var {
+	char *name;
+	char *value;
+};
+
+struct vars {
+	struct var *v;
+	size_t n, alloc;
+};
+
+#define VARS_INIT { NULL, 0, 0 }
+
+void vars_release(struct vars *vs);
+/* Copies name and value. With overwrite false an existing name keeps its value. */
+void vars_set(struct vars *vs, const char *name, const char *value, bool overwrite);
+void vars_setn(struct vars *vs, const char *name, const char *value, size_t len, bool overwrite);
+/* Returns a borrowed pointer valid until the next vars_set/vars_release, or NULL. */
+const char *vars_get(const struct vars *vs, const char *name);
+void vars_copy(struct vars *dst, const struct vars *src, bool overwrite);
+
+/*
+ * Append tmpl to out with each ${name} replaced by its value. Returns the
+ * number of names that had no value (they are left as "${name}").
+ */
+int vars_expand(const struct vars *vs, const char *tmpl, struct buf *out);
+/* True when every ${name} in tmpl has a value. */
+bool vars_can_expand(const struct vars *vs, const char *tmpl);
+
+#endif

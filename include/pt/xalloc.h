@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Allocation that never returns NULL: out of memory ends the run with
+ * PT_EXIT_SYSTEM (tmux and git do the same), which removes a whole class of
+ * error paths. Every returned block is freed with free().
+ */
+#ifndef PT_XALLOC_H
+#define PT_XALLOC_H
+
+#include <stddef.h>
+#include "pt/diag.h"
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+/* Grow *p (of *alloc elements of size elt) to hold at least `need` elements. */
+void xgrow(void **p, size_t *alloc, size_t need, size_t elt);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) PT_PRINTF(1, 2);
+
+#define XGROW(p, alloc, need) xgrow((void **)&(p), &(alloc), (need), sizeof(*(p)))
+
+#endif

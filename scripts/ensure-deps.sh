@@ -1,0 +1,35 @@
+#!/bin/sh
+# Make sure the build dependencies are installed. As root on Debian this
+# installs what is missing with apt-get; otherwise it prints the exact command
+# and fails, so a build never half-starts.
+# Usage: scripts/ensure-deps.sh [build|test|bench]
+set -eu
+what=${1:-build}
+pkgs=""
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+command -v pkg-config >/dev/null 2>&1 || pkgs="$pkgs pkg-config"
+command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || pkgs="$pkgs gcc"
+command -v make >/dev/null 2>&1 || pkgs="$pkgs make"
+have_pc yaml-0.1 || pkgs="$pkgs libyaml-dev"
+have_pc libcjson || pkgs="$pkgs libcjson-dev"
+have_pc libcurl || pkgs="$pkgs libcurl4-openssl-dev"
+have_pc libpcre2-8 || pkgs="$pkgs libpcre2-dev"
+if [ "$what" = test ] || [ "$what" = bench ]; then
+	command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3"
+	command -v tmux >/dev/null 2>&1 || pkgs="$pkgs tmux"
+fi
+if [ "$what" = bench ]; then
+	command -v rg >/dev/null 2>&1 || pkgs="$pkgs ripgrep"
+	command -v hyperfine >/dev/null 2>&1 || pkgs="$pkgs hyperfine"
+fi
+[ -z "$pkgs" ] && exit 0
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+	echo "pallas-triage: missing build dependencies:$pkgs" >&2
+	echo "install them with:  sudo apt-get update && sudo apt-get install -y$pkgs" >&2
+	exit 1
+fi
+echo "installing:$pkgs" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq </dev/null >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $pkgs </dev/null >&2

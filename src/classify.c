@@ -1,0 +1,924 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The classifier engine; see pt/classify.h and docs/architecture.md.
+ *
+ * Bytes arrive in blocks. A multi-literal prefilter (litset) finds candidate
+ * lines; only there do the PCRE2 patterns whose literal occurs in the line
+ * run, and each pattern runs only until its first hit (the first hit is the
+ * evidence; later ones add nothing). At the end the fired rules are scored
+ * per class and the verdict is built.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pt/buf.h"
+#include "pt/classify.h"
+#include "pt/ingest.h"
+#include "pt/literal.h"
+#include "pt/litset.h"
+#include "pt/match.h"
+#include "pt/xalloc.h"
+
+#define READ_CHUNK (128u * 1024)      /* page cache reads fall off a cliff above 128 KiB */
+/* Kept: the previous line (<= MAX), the held line and the partial one (each
+ * <= MAX + READ_CHUNK before it is cut), plus room for a read. */
+#define WIN_SIZE (4 * CLASSIFY_MAX_LINE + 2 * READ_CHUNK)
+#define MIN_READ (CLASSIFY_MAX_LINE)
+#define MIN_LITERAL 4
+
+/* Literal ids past the patterns' ids, for the lines the engine reads itself. */
+enum { AUX_PY_FRAME, AUX_LOC, AUX_ERROR, AUX_EXCEPTION, AUX_COUNT };
+static const char *const aux_literals[AUX_COUNT] = { "File \"", "loc(", "Error: ", "Exception: " };
+
+struct snap_frame {
+	char *file, *func;
+	long line, col;
+};
+
+struct pat_state {
+	bool hit;
+	size_t line;
+	char *text;                 /* first hit line, capped at EVIDENCE_MAX_TEXT */
+	size_t mstart, mend;
+	struct snap_frame where;    /* the last user frame seen before the hit */
+};
+
+struct classifier {
+	const struct ruleset *rs;
+	struct litset *ls;
+	size_t npat;                /* pattern ids are 0..npat-1; aux ids follow */
+	size_t *always;             /* patterns with no usable literal: tried on every line */
+	size_t nalways;
+	unsigned char *hits;        /* bitmap over npat + AUX_COUNT ids */
+	size_t hits_len;
+	size_t *ids;                /* scratch: the ids set in hits */
+	struct pat_state *ps;
+	struct vars *rcaps;         /* per rule: captures of its first hits */
+	struct vars env;            /* facts */
+
+	char *win;                  /* the window: [done lines][held line][partial][free] */
+	size_t win_len;
+	size_t proc;                /* offset of the first unprocessed byte */
+	size_t prev_start;          /* offset of the line before proc, or SIZE_MAX */
+	size_t lineno;              /* lines before proc */
+	bool skipping;              /* inside an over-long line: drop bytes to the next newline */
+	bool built;                 /* litset built (from the first block, to pick rare windows) */
+
+	struct buf join;
+	struct snap_frame last_frame, loc_frame;
+	char *last_error;
+	size_t last_error_line;
+	size_t nlines, long_lines, match_errors;
+	unsigned long long nbytes;
+};
+
+static void
+snap_release(struct snap_frame *f)
+{
+	free(f->file);
+	free(f->func);
+	memset(f, 0, sizeof(*f));
+}
+
+static void
+snap_set(struct snap_frame *f, const struct frame *src)
+{
+	snap_release(f);
+	f->file = xstrndup(src->file, src->file_len);
+	f->func = src->func ? xstrndup(src->func, src->func_len) : NULL;
+	f->line = src->line;
+	f->col = src->col;
+}
+
+static void
+snap_copy(struct snap_frame *dst, const struct snap_frame *src)
+{
+	snap_release(dst);
+	dst->file = src->file ? xstrdup(src->file) : NULL;
+	dst->func = src->func ? xstrdup(src->func) : NULL;
+	dst->line = src->line;
+	dst->col = src->col;
+}
+
+static void
+add_pattern_literals(struct classifier *c, const struct pattern *p)
+{
+	char **lits = NULL;
+	size_t n = 0;
+	bool usable = true;
+
+	if (literal_extract(p->src, &lits, &n) == 0)
+		usable = false;
+	for (size_t i = 0; usable && i < n; i++)
+		if (strlen(lits[i]) < MIN_LITERAL)
+			usable = false;
+	if (!usable && p->rule && p->rule->literals) {
+		literal_list_free(lits);
+		lits = NULL;
+		for (char **d = p->rule->literals; *d; d++)
+			litset_add(c->ls, *d, strlen(*d), (unsigned)p->index);
+		return;
+	}
+	if (usable)
+		for (size_t i = 0; i < n; i++)
+			litset_add(c->ls, lits[i], strlen(lits[i]), (unsigned)p->index);
+	else
+		c->always[c->nalways++] = p->index;
+	literal_list_free(lits);
+}
+
+struct classifier *
+classifier_new(const struct ruleset *rs)
+{
+	struct classifier *c = xcalloc(1, sizeof(*c));
+
+	c->rs = rs;
+	c->npat = rs->npatterns;
+	c->ls = litset_new();
+	c->always = xcalloc(c->npat + 1, sizeof(*c->always));
+	for (size_t i = 0; i < c->npat; i++)
+		add_pattern_literals(c, rs->patterns[i]);
+	for (size_t i = 0; i < AUX_COUNT; i++)
+		litset_add(c->ls, aux_literals[i], strlen(aux_literals[i]), (unsigned)(c->npat + i));
+	c->hits_len = (c->npat + AUX_COUNT + 7) / 8;
+	c->hits = xcalloc(c->hits_len, 1);
+	c->ids = xcalloc(c->npat + AUX_COUNT, sizeof(*c->ids));
+	c->ps = xcalloc(c->npat + 1, sizeof(*c->ps));
+	c->rcaps = xcalloc(rs->nrules + 1, sizeof(*c->rcaps));
+	c->win = xmalloc(WIN_SIZE);
+	c->prev_start = SIZE_MAX;
+	return c;
+}
+
+void
+classifier_free(struct classifier *c)
+{
+	if (!c)
+		return;
+	litset_free(c->ls);
+	free(c->always);
+	free(c->hits);
+	free(c->ids);
+	for (size_t i = 0; i < c->npat; i++) {
+		free(c->ps[i].text);
+		snap_release(&c->ps[i].where);
+	}
+	free(c->ps);
+	for (size_t i = 0; i < c->rs->nrules; i++)
+		vars_release(&c->rcaps[i]);
+	free(c->rcaps);
+	vars_release(&c->env);
+	free(c->win);
+	buf_release(&c->join);
+	snap_release(&c->last_frame);
+	snap_release(&c->loc_frame);
+	free(c->last_error);
+	free(c);
+}
+
+static void
+record_hit(struct classifier *c, const struct pattern *p, const char *subj, size_t len,
+	   size_t lineno, size_t ms, size_t me)
+{
+	struct pat_state *st = &c->ps[p->index];
+	size_t keep = len < EVIDENCE_MAX_TEXT ? len : EVIDENCE_MAX_TEXT;
+	size_t nnames = match_name_count(p->m);
+
+	st->hit = true;
+	st->line = lineno;
+	st->text = xstrndup(subj, keep);
+	st->mstart = ms < keep ? ms : keep;
+	st->mend = me < keep ? me : keep;
+	snap_copy(&st->where, &c->last_frame);
+	for (size_t i = 0; i < nnames; i++) {
+		const char *name = match_name(p->m, i);
+		size_t gs, ge;
+
+		if (!match_group(p->m, i, &gs, &ge))
+			continue;
+		if (p->rule)
+			vars_setn(&c->rcaps[p->rule->index], name, subj + gs, ge - gs, false);
+		else if (strcmp(name, "value") == 0)
+			for (size_t f = 0; f < c->rs->nfacts; f++)
+				if (c->rs->facts[f].pat == p)
+					vars_setn(&c->env, c->rs->facts[f].sets, subj + gs, ge - gs, false);
+	}
+}
+
+/* Try one pattern on a subject; returns true when it matched (and was recorded). */
+static bool
+try_pattern(struct classifier *c, const struct pattern *p, const char *subj, size_t len,
+	    size_t lineno)
+{
+	size_t ms = 0, me = 0;
+
+	switch (match_exec(p->m, subj, len, &ms, &me)) {
+	case MATCH_YES:
+		record_hit(c, p, subj, len, lineno, ms, me);
+		return true;
+	case MATCH_LIMIT:
+		c->match_errors++;
+		return false;
+	case MATCH_NO:
+		break;
+	}
+	return false;
+}
+
+struct line_ctx {
+	const char *s;              /* the trimmed line */
+	size_t n;
+	size_t lineno;
+	const char *prev, *next;    /* neighbours (trimmed), NULL when none */
+	size_t prevn, nextn;
+};
+
+/* A hard-wrapped message: retry on the line joined with a neighbour. */
+static void
+try_joined(struct classifier *c, const struct pattern *p, const struct line_ctx *l)
+{
+	if (l->prev && ingest_is_continuation(l->prev, l->prevn, l->s, l->n)) {
+		buf_reset(&c->join);
+		buf_add(&c->join, l->prev, l->prevn);
+		buf_addch(&c->join, ' ');
+		buf_add(&c->join, l->s, l->n);
+		if (try_pattern(c, p, c->join.data, c->join.len, l->lineno - 1))
+			return;
+	}
+	if (l->next && ingest_is_continuation(l->s, l->n, l->next, l->nextn)) {
+		buf_reset(&c->join);
+		buf_add(&c->join, l->s, l->n);
+		buf_addch(&c->join, ' ');
+		buf_add(&c->join, l->next, l->nextn);
+		try_pattern(c, p, c->join.data, c->join.len, l->lineno);
+	}
+}
+
+static void
+run_pattern(struct classifier *c, size_t id, const struct line_ctx *l)
+{
+	const struct pattern *p = c->rs->patterns[id];
+
+	if (c->ps[id].hit)
+		return;
+	if (!try_pattern(c, p, l->s, l->n, l->lineno))
+		try_joined(c, p, l);
+}
+
+static void
+run_aux(struct classifier *c, size_t aux, const struct line_ctx *l)
+{
+	struct frame f;
+
+	switch (aux) {
+	case AUX_PY_FRAME:
+		if (ingest_parse_py_frame(l->s, l->n, &f) && !ingest_is_library_path(f.file, f.file_len))
+			snap_set(&c->last_frame, &f);
+		break;
+	case AUX_LOC:
+		if (!c->loc_frame.file && ingest_parse_loc(l->s, l->n, &f))
+			snap_set(&c->loc_frame, &f);
+		break;
+	default:
+		free(c->last_error);
+		c->last_error = xstrndup(l->s, l->n < EVIDENCE_MAX_TEXT ? l->n : EVIDENCE_MAX_TEXT);
+		c->last_error_line = l->lineno;
+		break;
+	}
+}
+
+/* One candidate line (raw bytes, without its newline). */
+static void
+process_line(struct classifier *c, struct line_ctx *l, const char *raw, size_t rawlen)
+{
+	size_t nids = 0;
+
+	memset(c->hits, 0, c->hits_len);
+	litset_line_hits(c->ls, raw, rawlen, c->hits);
+	for (size_t byte = 0; byte < c->hits_len; byte++)
+		for (unsigned bit = 0; c->hits[byte] && bit < 8; bit++)
+			if (c->hits[byte] & (1u << bit))
+				c->ids[nids++] = byte * 8 + bit;
+	/* Patterns first, so an evidence line is tied to the frame seen before it. */
+	for (size_t i = 0; i < nids; i++)
+		if (c->ids[i] < c->npat)
+			run_pattern(c, c->ids[i], l);
+	for (size_t i = 0; i < c->nalways; i++)
+		run_pattern(c, c->always[i], l);
+	for (size_t i = 0; i < nids; i++)
+		if (c->ids[i] >= c->npat)
+			run_aux(c, c->ids[i] - c->npat, l);
+}
+
+/* Count newlines eight bytes at a time: line numbers are needed only at
+ * candidate lines, but every byte between them must be counted. */
+static size_t
+count_newlines(const char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, nl = ones * '\n', high = ones * 0x80;
+	size_t count = 0, i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, x, t;
+
+		memcpy(&w, p + i, 8);
+		x = w ^ nl;
+		t = ((x & ~high) + ~high) | x;   /* high bit clear only where the byte was '\n' */
+		count += (size_t)__builtin_popcountll(~t & high);
+	}
+	for (; i < n; i++)
+		count += p[i] == '\n';
+	return count;
+}
+
+static const char *
+find_nl(const char *p, size_t n)
+{
+	return memchr(p, '\n', n);
+}
+
+static const char *
+rfind_nl(const char *p, size_t n)
+{
+	return n ? memrchr(p, '\n', n) : NULL;
+}
+
+/* Neighbour lines for joins: trimmed, or NULL. */
+static void
+set_neighbours(struct classifier *c, struct line_ctx *l, size_t start, size_t end, size_t limit)
+{
+	l->prev = l->next = NULL;
+	l->prevn = l->nextn = 0;
+	if (start > 0) {
+		const char *nl = rfind_nl(c->win, start - 1);
+		size_t ps = nl ? (size_t)(nl - c->win) + 1 : 0;
+		size_t n = start - 1 - ps;
+
+		if (start - 1 - ps <= CLASSIFY_MAX_LINE) {
+			size_t off = ingest_trim(c->win + ps, &n);
+
+			l->prev = c->win + ps + off;
+			l->prevn = n;
+		}
+	}
+	if (end < limit) {
+		const char *nl = find_nl(c->win + end + 1, limit - end - 1);
+
+		if (nl) {
+			size_t n = (size_t)(nl - (c->win + end + 1));
+			size_t off = ingest_trim(c->win + end + 1, &n);
+
+			l->next = c->win + end + 1 + off;
+			l->nextn = n;
+		}
+	}
+}
+
+static void
+handle_line(struct classifier *c, size_t start, size_t end, size_t limit)
+{
+	struct line_ctx l;
+	size_t n = end - start;
+	size_t off = ingest_trim(c->win + start, &n);
+
+	l.s = c->win + start + off;
+	l.n = n;
+	l.lineno = c->lineno;
+	set_neighbours(c, &l, start, end, limit);
+	process_line(c, &l, c->win + start, end - start);
+}
+
+/*
+ * Process the complete lines in [c->proc, region_end); region_end is just
+ * after a newline. `limit` is where the window's known bytes end (the held
+ * line after the region is visible to joins).
+ */
+static void
+scan_region(struct classifier *c, size_t region_end, size_t limit)
+{
+	size_t pos = c->proc;
+
+	while (pos < region_end) {
+		size_t lit, h, ls, le;
+		const char *nl;
+
+		h = c->nalways ? pos : litset_find(c->ls, c->win, region_end, pos, &lit);
+		if (h >= region_end) {
+			c->lineno += count_newlines(c->win + pos, region_end - pos);
+			break;
+		}
+		nl = rfind_nl(c->win + pos, h - pos);
+		ls = nl ? (size_t)(nl - c->win) + 1 : pos;
+		le = (size_t)(find_nl(c->win + h, region_end - h) - c->win);
+		c->lineno += count_newlines(c->win + pos, ls - pos) + 1;
+		handle_line(c, ls, le, limit);
+		pos = le + 1;
+	}
+	c->proc = region_end;
+}
+
+/* Keep the last processed line (for joins) and everything unprocessed. */
+static void
+compact(struct classifier *c)
+{
+	size_t keep = c->proc;
+	const char *nl;
+
+	if (c->proc > 0) {
+		nl = rfind_nl(c->win, c->proc - 1);
+		keep = nl ? (size_t)(nl - c->win) + 1 : 0;
+		if (c->proc - keep > CLASSIFY_MAX_LINE)
+			keep = c->proc;
+	}
+	if (keep == 0)
+		return;
+	memmove(c->win, c->win + keep, c->win_len - keep);
+	c->win_len -= keep;
+	c->proc -= keep;
+}
+
+/* An over-long line: match its first CLASSIFY_MAX_LINE bytes, drop the rest. */
+static void
+cut_long_line(struct classifier *c)
+{
+	size_t start = c->proc, end = start + CLASSIFY_MAX_LINE;
+	char saved = c->win[end];
+
+	c->long_lines++;
+	c->lineno++;
+	c->win[end] = '\n';
+	handle_line(c, start, end, end);
+	c->win[end] = saved;
+	c->win_len = start;
+	c->proc = start;
+	c->skipping = true;
+}
+
+/* In an over-long line: drop bytes up to its newline. False while none came yet. */
+static bool
+skip_long_tail(struct classifier *c)
+{
+	size_t unproc = c->win_len - c->proc;
+	const char *nl = find_nl(c->win + c->proc, unproc);
+
+	if (!nl) {
+		c->win_len = c->proc;
+		return false;
+	}
+	memmove(c->win + c->proc, nl + 1, (size_t)(c->win + c->win_len - nl - 1));
+	c->win_len -= (size_t)(nl + 1 - (c->win + c->proc));
+	c->skipping = false;
+	return true;
+}
+
+/*
+ * Process what the window holds. The last complete line is held back so
+ * that a candidate line always sees its successor, whatever the read sizes
+ * were: the verdict must not depend on how a pipe chunked the log.
+ */
+static void
+advance(struct classifier *c, bool final)
+{
+	const char *last, *before;
+	size_t partial;
+
+	if (c->skipping && !skip_long_tail(c))
+		return;
+	last = rfind_nl(c->win + c->proc, c->win_len - c->proc);
+	if (!last) {
+		if (!final && c->win_len - c->proc >= CLASSIFY_MAX_LINE)
+			cut_long_line(c);
+		return;
+	}
+	partial = (size_t)(c->win + c->win_len - last - 1);
+	if (final || partial >= CLASSIFY_MAX_LINE) {
+		scan_region(c, (size_t)(last - c->win) + 1, c->win_len);
+		if (!final)
+			cut_long_line(c);
+		return;
+	}
+	before = rfind_nl(c->win + c->proc, (size_t)(last - (c->win + c->proc)));
+	if (before)
+		scan_region(c, (size_t)(before - c->win) + 1, c->win_len);
+}
+
+/* Room for the next read, at least READ_CHUNK bytes. */
+static char *
+window_space(struct classifier *c, size_t *space)
+{
+	compact(c);
+	if (WIN_SIZE - c->win_len < MIN_READ) {
+		/* Cannot happen with the size invariants (docs/architecture.md); if it
+		 * ever does, give up the lookahead rather than the bytes. */
+		const char *last = rfind_nl(c->win + c->proc, c->win_len - c->proc);
+
+		if (last)
+			scan_region(c, (size_t)(last - c->win) + 1, c->win_len);
+		compact(c);
+	}
+	*space = WIN_SIZE - c->win_len - 1;
+	if (*space > READ_CHUNK)
+		*space = READ_CHUNK;
+	return c->win + c->win_len;
+}
+
+static void
+window_commit(struct classifier *c, size_t n)
+{
+	char *p = c->win + c->win_len;
+
+	c->nbytes += n;
+	if (memchr(p, 0x1b, n))
+		n = ingest_strip_ansi(p, n);
+	c->win_len += n;
+	if (!c->built) {
+		litset_build(c->ls, c->win, c->win_len);
+		c->built = true;
+	}
+	advance(c, false);
+}
+
+void
+classifier_feed(struct classifier *c, const char *data, size_t len)
+{
+	while (len) {
+		size_t space, n;
+		char *dst = window_space(c, &space);
+
+		n = len < space ? len : space;
+		memcpy(dst, data, n);
+		window_commit(c, n);
+		data += n;
+		len -= n;
+	}
+}
+
+int
+classify_fd(const struct ruleset *rs, int fd, const char *name, struct verdict *v,
+	    struct pt_err *err)
+{
+	struct classifier *c = classifier_new(rs);
+
+	for (;;) {
+		size_t space;
+		char *dst = window_space(c, &space);
+		ssize_t n = read(fd, dst, space);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", name);
+			classifier_free(c);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		window_commit(c, (size_t)n);
+	}
+	classifier_finish(c, v);
+	classifier_free(c);
+	return 0;
+}
+
+void
+classify_text(const struct ruleset *rs, const char *buf, size_t len, struct verdict *v)
+{
+	struct classifier *c = classifier_new(rs);
+
+	classifier_feed(c, buf, len);
+	classifier_finish(c, v);
+	classifier_free(c);
+}
+
+static bool
+rule_fired(const struct classifier *c, const struct rule *r)
+{
+	bool any = r->nany == 0;
+
+	for (size_t i = 0; i < r->npats; i++) {
+		const struct pattern *p = r->pats[i];
+		bool hit = c->ps[p->index].hit;
+
+		if (p->role == PAT_ANY && hit)
+			any = true;
+		else if (p->role == PAT_ALL && !hit)
+			return false;
+		else if (p->role == PAT_NONE && hit)
+			return false;
+	}
+	return any;
+}
+
+/* The rule's key line: its first `any` hit, else its first `all` hit. */
+static const struct pat_state *
+rule_key(const struct classifier *c, const struct rule *r)
+{
+	const struct pat_state *best = NULL;
+
+	for (int pass = 0; pass < 2 && !best; pass++)
+		for (size_t i = 0; i < r->npats; i++) {
+			const struct pattern *p = r->pats[i];
+			const struct pat_state *st = &c->ps[p->index];
+
+			if (!st->hit || p->role != (pass == 0 ? PAT_ANY : PAT_ALL))
+				continue;
+			if (!best || st->line < best->line)
+				best = st;
+		}
+	return best;
+}
+
+/* Strongest first; ties go to the earlier key line (the innermost cause
+ * of a Python exception chain is printed first). */
+static int
+fired_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct classifier *c = ctx;
+	const struct rule *ra = *(const struct rule *const *)a, *rb = *(const struct rule *const *)b;
+	const struct pat_state *ka = rule_key(c, ra), *kb = rule_key(c, rb);
+
+	if (ra->weight != rb->weight)
+		return rb->weight - ra->weight;
+	if (ka && kb && ka->line != kb->line)
+		return ka->line < kb->line ? -1 : 1;
+	return strcmp(ra->id, rb->id);
+}
+
+static void
+score_rules(struct classifier *c, struct verdict *v)
+{
+	const struct ruleset *rs = c->rs;
+
+	v->fired = xcalloc(rs->nrules + 1, sizeof(*v->fired));
+	for (size_t i = 0; i < rs->nrules; i++)
+		if (rule_fired(c, rs->rules[i]))
+			v->fired[v->nfired++] = rs->rules[i];
+	qsort_r(v->fired, v->nfired, sizeof(*v->fired), fired_cmp, c);
+	for (int k = 0; k < CLASS_COUNT; k++)
+		v->scores[k].score = 0.0;
+	for (size_t i = 0; i < v->nfired; i++) {
+		const struct rule *r = v->fired[i];
+		struct class_score *cs = &v->scores[r->cls];
+		const struct pat_state *key = rule_key(c, r);
+		double miss = 1.0 - cs->score;
+
+		cs->score = 1.0 - miss * (1.0 - r->weight / 100.0);
+		if (!cs->top_rule) {
+			cs->top_rule = r;
+			cs->top_weight = r->weight;
+		}
+		if (key && (!cs->first_line || key->line < cs->first_line))
+			cs->first_line = key->line;
+		cs->nrules++;
+	}
+}
+
+static bool
+class_beats(const struct class_score *a, const struct class_score *b)
+{
+	if (a->score != b->score)
+		return a->score > b->score;
+	if (a->top_weight != b->top_weight)
+		return a->top_weight > b->top_weight;
+	return a->first_line && (!b->first_line || a->first_line < b->first_line);
+}
+
+static void
+pick_winner(struct verdict *v)
+{
+	enum pt_class best = CLASS_COUNT, second = CLASS_COUNT;
+	double s1, s2;
+
+	for (int k = 0; k < CLASS_COUNT; k++) {
+		if (v->scores[k].nrules == 0)
+			continue;
+		if (best == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[best])) {
+			second = best;
+			best = (enum pt_class)k;
+		} else if (second == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[second]))
+			second = (enum pt_class)k;
+	}
+	v->cls = best == CLASS_COUNT ? CLASS_UNKNOWN : best;
+	v->runner_up = second;
+	v->top_rule = best == CLASS_COUNT ? NULL : v->scores[best].top_rule;
+	s1 = best == CLASS_COUNT ? 0.0 : v->scores[best].score;
+	s2 = second == CLASS_COUNT ? 0.0 : v->scores[second].score;
+	/* A clear winner keeps its own score; a close runner-up halves it at worst. */
+	v->confidence = s1 > 0 ? s1 * (1.0 - s2 / (2.0 * s1)) : 0.0;
+	for (size_t i = 0; v->top_rule && i < v->nfired; i++)
+		if (v->fired[i]->cls == v->cls && v->fired[i]->subkind) {
+			v->subkind = v->fired[i]->subkind;
+			break;
+		}
+}
+
+static int
+evidence_cmp(const void *a, const void *b)
+{
+	const struct evidence *ea = a, *eb = b;
+
+	if (ea->line != eb->line)
+		return ea->line < eb->line ? -1 : 1;
+	return strcmp(ea->rule->id, eb->rule->id);
+}
+
+static void
+collect_evidence(const struct classifier *c, struct verdict *v)
+{
+	size_t alloc = 0;
+
+	for (size_t i = 0; i < v->nfired && v->nev < CLASSIFY_MAX_EVIDENCE; i++) {
+		const struct rule *r = v->fired[i];
+
+		for (size_t k = 0; k < r->npats && v->nev < CLASSIFY_MAX_EVIDENCE; k++) {
+			const struct pattern *p = r->pats[k];
+			const struct pat_state *st = &c->ps[p->index];
+			struct evidence *e;
+
+			if (!st->hit || p->role == PAT_NONE)
+				continue;
+			XGROW(v->ev, alloc, v->nev + 1);
+			e = &v->ev[v->nev++];
+			e->line = st->line;
+			e->text = xstrdup(st->text);
+			e->mstart = st->mstart;
+			e->mend = st->mend;
+			e->rule = r;
+			e->role = p->role;
+		}
+	}
+	qsort(v->ev, v->nev, sizeof(*v->ev), evidence_cmp);
+}
+
+/* Captures: the deciding rule's first, then its class's, then the rest;
+ * environment facts after that, and the calculators' values last. */
+static void
+collect_vars(const struct classifier *c, struct verdict *v)
+{
+	if (v->top_rule)
+		vars_copy(&v->vars, &c->rcaps[v->top_rule->index], false);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < v->nfired; i++)
+			if ((v->fired[i]->cls == v->cls) == (pass == 0))
+				vars_copy(&v->vars, &c->rcaps[v->fired[i]->index], false);
+	vars_copy(&v->vars, &c->env, false);
+	advice_derive(c->rs, &v->vars);
+}
+
+static void
+set_location(const struct classifier *c, struct verdict *v)
+{
+	const struct snap_frame *f = NULL;
+	const char *how = NULL;
+	const struct pat_state *key = v->top_rule ? rule_key(c, v->top_rule) : NULL;
+
+	if (c->loc_frame.file) {
+		f = &c->loc_frame;
+		how = "loc";
+	} else if (key && key->where.file) {
+		f = &key->where;
+		how = "traceback";
+	} else if (c->last_frame.file) {
+		f = &c->last_frame;
+		how = "traceback";
+	}
+	if (!f)
+		return;
+	v->loc.file = xstrdup(f->file);
+	v->loc.func = f->func ? xstrdup(f->func) : NULL;
+	v->loc.line = f->line;
+	v->loc.col = f->col;
+	v->loc.how = how;
+}
+
+/*
+ * The failure's identity, stable across machines: the key line with
+ * numbers, hex addresses, quoted strings and paths masked, hashed with
+ * FNV-1a together with the class.
+ */
+static void
+set_fingerprint(struct verdict *v, const char *text)
+{
+	struct buf b = BUF_INIT;
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *p = text ? text : "";
+
+	while (*p) {
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			for (p += 2; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'); p++)
+				;
+			buf_adds(&b, "0x#");
+		} else if (*p >= '0' && *p <= '9') {
+			while ((*p >= '0' && *p <= '9') || *p == '.')
+				p++;
+			buf_addch(&b, '#');
+		} else if (*p == '/' || (*p == '~' && p[1] == '/')) {
+			while (*p && *p != ' ' && *p != '"' && *p != '\'' && *p != ',' && *p != ')' && *p != ':')
+				p++;
+			buf_adds(&b, "<path>");
+		} else {
+			buf_addch(&b, *p++);
+		}
+	}
+	for (const char *q = class_name(v->cls); *q; q++)
+		h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
+	for (size_t i = 0; i < b.len; i++)
+		h = (h ^ (unsigned char)b.data[i]) * 0x100000001b3ull;
+	v->fingerprint = xasprintf("%s-%016llx", class_name(v->cls), (unsigned long long)h);
+	v->fingerprint_text = buf_detach(&b, NULL);
+}
+
+static void
+set_reason(const struct classifier *c, struct verdict *v)
+{
+	struct buf b = BUF_INIT;
+
+	if (v->cls != CLASS_UNKNOWN)
+		return;
+	if (v->top_rule) {
+		vars_expand(&v->vars, v->top_rule->message, &b);
+	} else if (c->last_error) {
+		buf_addf(&b, "no Pallas kernel failure evidence in %zu lines; the last error line "
+			 "(line %zu) matches no rule", v->nlines, c->last_error_line);
+	} else {
+		buf_addf(&b, "no Pallas kernel failure evidence and no error line in %zu lines", v->nlines);
+	}
+	v->reason = buf_detach(&b, NULL);
+}
+
+void
+classifier_finish(struct classifier *c, struct verdict *v)
+{
+	const struct pat_state *key;
+
+	memset(v, 0, sizeof(*v));
+	if (!c->built) {
+		litset_build(c->ls, NULL, 0);
+		c->built = true;
+	}
+	if (c->win_len > c->proc && c->win[c->win_len - 1] != '\n' && !c->skipping)
+		c->win[c->win_len++] = '\n';	/* window_space always leaves this byte */
+	advance(c, true);
+	v->nlines = c->lineno;
+	v->nbytes = c->nbytes;
+	v->long_lines = c->long_lines;
+	v->match_errors = c->match_errors;
+	v->runner_up = CLASS_COUNT;
+	score_rules(c, v);
+	pick_winner(v);
+	collect_evidence(c, v);
+	collect_vars(c, v);
+	set_location(c, v);
+	key = v->top_rule ? rule_key(c, v->top_rule) : NULL;
+	if (key) {
+		v->key_line = xstrdup(key->text);
+		v->key_lineno = key->line;
+	}
+	if (v->top_rule) {
+		struct buf b = BUF_INIT;
+
+		vars_expand(&v->vars, v->top_rule->message, &b);
+		v->message = buf_detach(&b, NULL);
+	}
+	set_reason(c, v);
+	set_fingerprint(v, v->key_line ? v->key_line : c->last_error);
+}
+
+void
+verdict_release(struct verdict *v)
+{
+	for (size_t i = 0; i < v->nev; i++)
+		free(v->ev[i].text);
+	free(v->ev);
+	free(v->fired);
+	free(v->reason);
+	free(v->message);
+	free(v->key_line);
+	free(v->fingerprint);
+	free(v->fingerprint_text);
+	vars_release(&v->vars);
+	free(v->loc.file);
+	free(v->loc.func);
+	memset(v, 0, sizeof(*v));
+}
+
+bool
+classifier_fired(const struct classifier *c, const struct rule *r)
+{
+	return rule_fired(c, r);
+}
+
+const struct vars *
+classifier_captures(const struct classifier *c, const struct rule *r)
+{
+	return &c->rcaps[r->index];
+}
+
+const struct vars *
+classifier_env(const struct classifier *c)
+{
+	return &c->env;
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command table and the dispatcher shared by every level (top level,
+ * `rules ...`, `session ...`). Exact-name lookup only: prefixes would break
+ * as commands are added.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pt/cmd.h"
+#include "pt/rules.h"
+#include "pt/xalloc.h"
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_explain_entry,
+	&cmd_help_entry,
+	&cmd_rules_entry,
+	&cmd_triage_entry,
+	&cmd_version_entry,
+	NULL,
+};
+
+const struct cmd_entry *
+cmd_lookup(const struct cmd_entry *const *table, const char *name)
+{
+	for (const struct cmd_entry *const *e = table; *e; e++)
+		if (strcmp((*e)->name, name) == 0)
+			return *e;
+	return NULL;
+}
+
+void
+cmd_print_usage(const struct cmd_entry *e, FILE *fp)
+{
+	fprintf(fp, "usage: pallas-triage %s\n\n%s\n", e->usage, e->summary);
+	if (e->help)
+		fprintf(fp, "\n%s", e->help);
+	if (e->sub) {
+		fputs("\ncommands:\n", fp);
+		for (const struct cmd_entry *const *s = e->sub; *s; s++)
+			if (!((*s)->flags & CMD_HIDDEN))
+				fprintf(fp, "  %-16s %s\n", (*s)->name, (*s)->summary);
+	}
+}
+
+int
+cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("pallas-triage: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: pallas-triage %s\ntry 'pallas-triage help %s'\n",
+		e ? e->usage : "[OPTIONS] [LOG]", e ? e->name : "");
+	return PT_EXIT_USAGE;
+}
+
+int
+cmd_check_args(const struct cmd_entry *e, int argc, int optind_)
+{
+	int n = argc - optind_;
+
+	if (n < e->min_args)
+		return cmd_usage_error(e, "'%s' needs %s operand%s", e->name,
+				       e->min_args == 1 ? "an" : "more", e->min_args == 1 ? "" : "s");
+	if (e->max_args >= 0 && n > e->max_args)
+		return cmd_usage_error(e, "too many operands for '%s'", e->name);
+	return 0;
+}
+
+int
+cmd_load_rules(struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct diag d = DIAG_INIT;
+	struct ruleset *rs;
+	char *dir;
+
+	if (ctx->rules)
+		return 0;
+	if (!(dir = rules_locate(ctx->rules_dir, &err)))
+		return pt_report(&err);
+	rs = ruleset_new();
+	if (ruleset_load_dir(rs, dir, NULL, &d, &err) < 0 || ruleset_finish(rs, &d) < 0) {
+		diag_print(&d, stderr);
+		if (d.nerrors)
+			fprintf(stderr, "pallas-triage: error: %zu problem%s in the rules at '%s'; "
+				"refusing to run on a partial rule set\n",
+				d.nerrors, d.nerrors == 1 ? "" : "s", dir);
+		else
+			pt_report(&err);
+		diag_release(&d);
+		ruleset_free(rs);
+		free(dir);
+		return d.nerrors ? PT_EXIT_DATA : (err.status ? err.status : PT_EXIT_DATA);
+	}
+	diag_release(&d);
+	ctx->rules = rs;
+	ctx->rules_origin = dir;
+	return 0;
+}
+
+bool
+cmd_use_color(const struct pt_ctx *ctx, FILE *fp)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (ctx->color == COLOR_NEVER)
+		return false;
+	if (ctx->color == COLOR_ALWAYS)
+		return true;
+	if (nc && *nc)
+		return false;
+	return isatty(fileno(fp));
+}
+
+int
+cmd_dispatch(const struct cmd_entry *const *table, int argc, char **argv, struct pt_ctx *ctx,
+	     const char *prefix)
+{
+	const struct cmd_entry *e = cmd_lookup(table, argv[0]);
+	int rc;
+
+	if (!e) {
+		fprintf(stderr, "pallas-triage: error: unknown command '%s%s%s'\n"
+			"try 'pallas-triage help%s%s'\n",
+			prefix ? prefix : "", prefix ? " " : "", argv[0],
+			prefix ? " " : "", prefix ? prefix : "");
+		return PT_EXIT_USAGE;
+	}
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		cmd_print_usage(e, stdout);
+		return PT_EXIT_OK;
+	}
+	if (e->flags & CMD_GROUP) {
+		if (argc < 2) {
+			cmd_print_usage(e, stderr);
+			return PT_EXIT_USAGE;
+		}
+		return cmd_dispatch(e->sub, argc - 1, argv + 1, ctx, e->name);
+	}
+	if ((e->flags & CMD_NEEDS_RULES) && (rc = cmd_load_rules(ctx)) != 0)
+		return rc;
+	optind = 0;
+	return e->run(argc, argv, ctx);
+}
+
+int
+cmd_global_option(const struct cmd_entry *e, struct pt_ctx *ctx, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_GLOBAL_RULES:
+		ctx->rules_dir = arg;
+		return 0;
+	case OPT_GLOBAL_COLOR:
+		if (strcmp(arg, "auto") == 0)
+			ctx->color = COLOR_AUTO;
+		else if (strcmp(arg, "always") == 0)
+			ctx->color = COLOR_ALWAYS;
+		else if (strcmp(arg, "never") == 0)
+			ctx->color = COLOR_NEVER;
+		else
+			return cmd_usage_error(e, "--color takes auto, always or never, not '%s'", arg);
+		return 0;
+	case OPT_GLOBAL_NO_INPUT:
+		ctx->no_input = true;
+		return 0;
+	default:
+		/* getopt_long already printed what was wrong */
+		return cmd_usage_error(e, "bad option");
+	}
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage rules validate|test|list|export-patterns`: tooling for
+ * rule authors. validate and test take an optional DIR so a rule pack can
+ * be checked before it is installed; without DIR they use the rules the
+ * tool would use.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/cmd.h"
+#include "pt/rules.h"
+#include "pt/rules_check.h"
+#include "pt/xalloc.h"
+
+static int rules_validate_run(int argc, char **argv, struct pt_ctx *ctx);
+static int rules_test_run(int argc, char **argv, struct pt_ctx *ctx);
+static int rules_list_run(int argc, char **argv, struct pt_ctx *ctx);
+static int rules_export_run(int argc, char **argv, struct pt_ctx *ctx);
+
+static const struct cmd_entry rules_validate_entry = {
+	.name = "validate",
+	.usage = "rules validate [DIR]",
+	.summary = "check rule files against the schema and report every problem",
+	.help = "exit status: 0 valid, 1 problems found, 2 usage error\n",
+	.min_args = 0, .max_args = 1, .run = rules_validate_run,
+};
+
+static const struct cmd_entry rules_test_entry = {
+	.name = "test",
+	.usage = "rules test [DIR]",
+	.summary = "run every rule's examples through the classifier",
+	.help = "prints each failing example and a final 'N passed, N failed' line\n"
+		"exit status: 0 all passed, 1 some failed, 3 the rules do not load\n",
+	.min_args = 0, .max_args = 1, .run = rules_test_run,
+};
+
+static const struct cmd_entry rules_list_entry = {
+	.name = "list",
+	.usage = "rules list [--class CLASS]",
+	.summary = "list the loaded rules: id, class, weight, message",
+	.min_args = 0, .max_args = 0, .flags = CMD_NEEDS_RULES, .run = rules_list_run,
+};
+
+static const struct cmd_entry rules_export_entry = {
+	.name = "export-patterns",
+	.usage = "rules export-patterns",
+	.summary = "print every rule pattern, one per line (for grep -f / rg -f comparisons)",
+	.min_args = 0, .max_args = 0, .flags = CMD_NEEDS_RULES, .run = rules_export_run,
+};
+
+static const struct cmd_entry *const rules_sub[] = {
+	&rules_export_entry,
+	&rules_list_entry,
+	&rules_test_entry,
+	&rules_validate_entry,
+	NULL,
+};
+
+const struct cmd_entry cmd_rules_entry = {
+	.name = "rules",
+	.usage = "rules COMMAND [ARGS]",
+	.summary = "validate, test, list and export the rules",
+	.flags = CMD_GROUP,
+	.sub = rules_sub,
+};
+
+static const struct option plain_options[] = {
+	CMD_GLOBAL_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+static int
+parse_plain(const struct cmd_entry *e, int argc, char **argv, struct pt_ctx *ctx)
+{
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", plain_options, NULL)) != -1)
+		if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
+			return rc;
+	return cmd_check_args(e, argc, optind);
+}
+
+/* Load DIR (or the located rules) with all diagnostics kept. */
+static struct ruleset *
+load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **dir_out, int *rc)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct ruleset *rs = ruleset_new();
+	char *dir = dir_arg ? xstrdup(dir_arg) : rules_locate(ctx->rules_dir, &err);
+
+	*dir_out = dir;
+	*rc = 0;
+	if (!dir) {
+		*rc = pt_report(&err);
+		ruleset_free(rs);
+		return NULL;
+	}
+	if (ruleset_load_dir(rs, dir, NULL, d, &err) < 0 && !d->nerrors) {
+		*rc = pt_report(&err);
+		ruleset_free(rs);
+		return NULL;
+	}
+	if (!d->nerrors)
+		ruleset_finish(rs, d);
+	return rs;
+}
+
+static size_t
+count_rungs(const struct ruleset *rs)
+{
+	size_t n = 0;
+
+	for (int c = 0; c < CLASS_COUNT; c++)
+		n += rs->ladders[c].nrungs;
+	return n;
+}
+
+static int
+rules_validate_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct diag d = DIAG_INIT;
+	struct ruleset *rs;
+	char *dir = NULL;
+	int rc;
+
+	if ((rc = parse_plain(&rules_validate_entry, argc, argv, ctx)) != 0)
+		return rc;
+	if (!(rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &d, &dir, &rc))) {
+		free(dir);
+		return rc;
+	}
+	if (!d.nerrors)
+		rules_check_literals(rs, &d);
+	diag_print(&d, stderr);
+	if (d.nerrors)
+		printf("%s: %zu error%s, %zu warning%s\n", dir, d.nerrors, d.nerrors == 1 ? "" : "s",
+		       d.nwarnings, d.nwarnings == 1 ? "" : "s");
+	else
+		printf("%s: %zu rules, %zu rungs, %zu facts in %zu files: valid%s\n", dir,
+		       rs->nrules, count_rungs(rs), rs->nfacts, rs->nfiles,
+		       d.nwarnings ? " (with warnings)" : "");
+	rc = d.nerrors ? PT_EXIT_FINDING : PT_EXIT_OK;
+	diag_release(&d);
+	ruleset_free(rs);
+	free(dir);
+	return rc;
+}
+
+static int
+rules_test_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct diag d = DIAG_INIT;
+	struct check_result res = { 0, 0 };
+	struct ruleset *rs;
+	char *dir = NULL;
+	int rc;
+
+	if ((rc = parse_plain(&rules_test_entry, argc, argv, ctx)) != 0)
+		return rc;
+	if (!(rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &d, &dir, &rc))) {
+		free(dir);
+		return rc;
+	}
+	if (d.nerrors) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "pallas-triage: error: the rules in '%s' do not load; run 'pallas-triage "
+			"rules validate'\n", dir);
+		rc = PT_EXIT_DATA;
+	} else {
+		rules_check_examples(rs, stdout, &res);
+		printf("%zu passed, %zu failed\n", res.passed, res.failed);
+		rc = res.failed ? PT_EXIT_FINDING : PT_EXIT_OK;
+	}
+	diag_release(&d);
+	ruleset_free(rs);
+	free(dir);
+	return rc;
+}
+
+static int
+rules_list_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "class", required_argument, NULL, 'c' },
+		CMD_GLOBAL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	enum pt_class only = CLASS_COUNT;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'c') {
+			if ((only = class_from_name(optarg)) == CLASS_COUNT)
+				return cmd_usage_error(&rules_list_entry, "unknown class '%s'", optarg);
+		} else if ((rc = cmd_global_option(&rules_list_entry, ctx, c, optarg)) != 0) {
+			return rc;
+		}
+	}
+	if ((rc = cmd_check_args(&rules_list_entry, argc, optind)) != 0)
+		return rc;
+	for (size_t i = 0; i < ctx->rules->nrules; i++) {
+		const struct rule *r = ctx->rules->rules[i];
+
+		if (only != CLASS_COUNT && r->cls != only)
+			continue;
+		printf("%-44s %-15s %3d  %s\n", r->id, class_name(r->cls), r->weight, r->message);
+	}
+	return PT_EXIT_OK;
+}
+
+static int
+rules_export_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	int rc;
+
+	if ((rc = parse_plain(&rules_export_entry, argc, argv, ctx)) != 0)
+		return rc;
+	for (size_t i = 0; i < ctx->rules->npatterns; i++)
+		if (ctx->rules->patterns[i]->role != PAT_NONE)
+			printf("%s\n", ctx->rules->patterns[i]->src);
+	return PT_EXIT_OK;
+}

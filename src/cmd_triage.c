@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage [triage] [OPTIONS] [LOG]`: classify a failure log and show
+ * the evidence and the fix ladder. This is also what runs when no command
+ * is named. A log is read from the file, or from stdin when LOG is `-` or
+ * absent and stdin is not a terminal. At a terminal (or with --answers) the
+ * ladder walk follows; otherwise the whole ladder is printed and it exits.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt/classify.h"
+#include "pt/cmd.h"
+#include "pt/diagnosis.h"
+#include "pt/json.h"
+#include "pt/rules.h"
+
+static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
+
+const struct cmd_entry cmd_triage_entry = {
+	.name = "triage",
+	.usage = "[triage] [--json] [--no-input] [--rules DIR] [--color WHEN] [LOG | -]",
+	.summary = "classify a Pallas failure log and show the fix ladder",
+	.help =
+	"options:\n"
+	"  --json            print one JSON object (docs/json.md) instead of text\n"
+	"  --no-input        never ask questions; print the diagnosis and the whole ladder\n"
+	"  --rules DIR       use the rules in DIR\n"
+	"  --color WHEN      auto (default), always or never; NO_COLOR is respected\n"
+	"\n"
+	"LOG is a file, or '-' for standard input; with no LOG, standard input is read\n"
+	"when it is not a terminal.\n"
+	"\n"
+	"exit status: 0 a Pallas failure class was identified, 1 no Pallas failure\n"
+	"recognized, 2 usage error, 3 bad input data (rules, log, session), 4 system error\n",
+	.min_args = 0,
+	.max_args = 1,
+	.flags = CMD_NEEDS_RULES,
+	.run = cmd_triage_run,
+};
+
+static const struct option triage_options[] = {
+	{ "json", no_argument, NULL, 'j' },
+	CMD_GLOBAL_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Open the log: a path, or stdin. Returns an fd or -1 with err set. */
+static int
+open_log(const char *path, const char **name, struct pt_err *err)
+{
+	struct stat st;
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0) {
+		*name = "<stdin>";
+		return STDIN_FILENO;
+	}
+	*name = path;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return pt_err_set(err, PT_EXIT_DATA, "'%s' is a directory, not a log", path);
+	}
+	return fd;
+}
+
+static int
+print_verdict(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool json)
+{
+	if (json) {
+		struct json *j = diagnosis_json(ctx->rules, v, name);
+
+		json_print(j, stdout);
+		json_free(j);
+	} else {
+		struct diagnosis_opts o = {
+			.color = cmd_use_color(ctx, stdout),
+			.whole_ladder = true,
+			.source = name,
+		};
+
+		diagnosis_print(stdout, ctx->rules, v, &o);
+	}
+	return v->cls == CLASS_UNKNOWN ? PT_EXIT_FINDING : PT_EXIT_OK;
+}
+
+static int
+cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct verdict v;
+	const char *path, *name = NULL;
+	bool json = false;
+	int c, fd, rc;
+
+	while ((c = getopt_long(argc, argv, "", triage_options, NULL)) != -1) {
+		if (c == 'j')
+			json = true;
+		else if ((rc = cmd_global_option(&cmd_triage_entry, ctx, c, optarg)) != 0)
+			return rc;
+	}
+	if ((rc = cmd_check_args(&cmd_triage_entry, argc, optind)) != 0)
+		return rc;
+	path = optind < argc ? argv[optind] : NULL;
+	if (!path && isatty(STDIN_FILENO))
+		return cmd_usage_error(&cmd_triage_entry,
+				       "no log given: name a file, or pipe one in (python k.py 2>&1 | pallas-triage)");
+	if ((fd = open_log(path, &name, &err)) < 0)
+		return pt_report(&err);
+	rc = classify_fd(ctx->rules, fd, name, &v, &err);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (rc < 0)
+		return pt_report(&err);
+	if (v.nbytes == 0) {
+		verdict_release(&v);
+		fprintf(stderr, "pallas-triage: error: '%s' is empty: there is nothing to triage\n", name);
+		return PT_EXIT_DATA;
+	}
+	rc = print_verdict(ctx, &v, name, json);
+	verdict_release(&v);
+	return rc;
+}

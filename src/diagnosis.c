@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/* Human and JSON rendering of a verdict; see pt/diagnosis.h and docs/json.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/buf.h"
+#include "pt/diagnosis.h"
+#include "pt/json.h"
+#include "pt/ladder.h"
+#include "pt/term.h"
+#include "pt/xalloc.h"
+
+const char *const diagnosis_env_fields[] = {
+	"jax_version", "jaxlib_version", "libtpu_version", "chip", "device_kind",
+	"python_version", "xla_flags", "libtpu_init_args", NULL,
+};
+
+static const char *
+c_on(bool color, const char *code)
+{
+	return color ? code : "";
+}
+
+static void
+put_untrusted_str(FILE *fp, const char *s)
+{
+	term_put_untrusted(fp, s, strlen(s));
+}
+
+char *
+diagnosis_runner_up_reason(const struct verdict *v)
+{
+	const struct class_score *w, *r;
+
+	if (v->runner_up >= CLASS_COUNT)
+		return NULL;
+	r = &v->scores[v->runner_up];
+	if (v->top_rule == NULL || v->cls >= CLASS_COUNT || v->scores[v->cls].nrules == 0)
+		return xasprintf("%s scored %.2f but no kernel class won", class_name(v->runner_up),
+				 r->score);
+	w = &v->scores[v->cls];
+	if (w->top_weight > r->top_weight)
+		return xasprintf("%s (score %.2f) lost: its strongest evidence, %s, has weight %d; "
+				 "%s has %s with weight %d", class_name(v->runner_up), r->score,
+				 r->top_rule->id, r->top_weight, class_name(v->cls), w->top_rule->id,
+				 w->top_weight);
+	if (w->nrules > r->nrules)
+		return xasprintf("%s (score %.2f) lost: %zu of its rules matched against %zu for %s",
+				 class_name(v->runner_up), r->score, r->nrules, w->nrules,
+				 class_name(v->cls));
+	return xasprintf("%s (score %.2f) lost on a tie-break: %s's evidence comes first in the "
+			 "log (the innermost error of an exception chain)", class_name(v->runner_up),
+			 r->score, class_name(v->cls));
+}
+
+static void
+print_header(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool color)
+{
+	const struct class_def *cd = &rs->classes[v->cls];
+
+	fprintf(fp, "%s%s%s%s%s%s", c_on(color, TERM_BOLD), c_on(color, TERM_RED),
+		class_name(v->cls), v->subkind ? "/" : "", v->subkind ? v->subkind : "",
+		c_on(color, TERM_RESET));
+	fprintf(fp, ": %s", cd->title ? cd->title : "");
+	if (v->cls != CLASS_UNKNOWN)
+		fprintf(fp, " (confidence %.0f%%)", v->confidence * 100.0);
+	fputc('\n', fp);
+	if (v->message && v->cls != CLASS_UNKNOWN) {
+		fputs("  ", fp);
+		put_untrusted_str(fp, v->message);
+		fputc('\n', fp);
+	}
+	if (v->reason) {
+		fputs("  reason: ", fp);
+		put_untrusted_str(fp, v->reason);
+		fputc('\n', fp);
+	}
+}
+
+static void
+print_evidence(FILE *fp, const struct verdict *v, bool color)
+{
+	if (!v->nev)
+		return;
+	fprintf(fp, "\n%sevidence%s\n", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
+	for (size_t i = 0; i < v->nev; i++) {
+		const struct evidence *e = &v->ev[i];
+
+		fprintf(fp, "  %6zu: ", e->line);
+		term_put_highlight(fp, e->text, strlen(e->text), e->mstart, e->mend,
+				   color ? TERM_YELLOW : NULL);
+		fprintf(fp, "  %s[%s]%s\n", c_on(color, TERM_DIM), e->rule->id, c_on(color, TERM_RESET));
+	}
+}
+
+static void
+print_context(FILE *fp, const struct verdict *v, bool color)
+{
+	bool any_env = false;
+	char *why;
+
+	if (v->loc.file) {
+		fprintf(fp, "\n%swhere%s        ", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
+		put_untrusted_str(fp, v->loc.file);
+		fprintf(fp, ":%ld", v->loc.line);
+		if (v->loc.func) {
+			fputs(" in ", fp);
+			put_untrusted_str(fp, v->loc.func);
+		}
+		fprintf(fp, " (from the %s)\n", strcmp(v->loc.how, "loc") == 0 ?
+			"Mosaic location" : "traceback");
+	}
+	for (const char *const *f = diagnosis_env_fields; *f; f++) {
+		const char *val = vars_get(&v->vars, *f);
+
+		if (!val)
+			continue;
+		if (!any_env)
+			fprintf(fp, "%s%senvironment%s  ", v->loc.file ? "" : "\n",
+				c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
+		else
+			fputs("             ", fp);
+		fprintf(fp, "%s=", *f);
+		put_untrusted_str(fp, val);
+		fputc('\n', fp);
+		any_env = true;
+	}
+	if ((why = diagnosis_runner_up_reason(v))) {
+		fprintf(fp, "%srunner-up%s    %s\n", c_on(color, TERM_BOLD), c_on(color, TERM_RESET), why);
+		free(why);
+	}
+}
+
+static void
+print_rung(FILE *fp, const struct ruleset *rs, const struct rung *r, const struct vars *vs,
+	   size_t k, size_t n, bool color)
+{
+	bool filled = false;
+	char *change = ladder_change_text(r, vs, &filled);
+
+	fprintf(fp, "  %s%zu/%zu %s%s  %s\n", c_on(color, TERM_BOLD), k, n, r->id,
+		c_on(color, TERM_RESET), r->action);
+	if (*change) {
+		fprintf(fp, "       change: ");
+		put_untrusted_str(fp, change);
+		fprintf(fp, "%s\n", filled ? "   (from your log)" : "");
+	}
+	fprintf(fp, "       expect: %s\n", r->expect);
+	for (char **f = r->flags; f && *f; f++) {
+		const struct flag_def *fd = ruleset_find_flag(rs, *f);
+
+		fprintf(fp, "       debug:  %s\n", fd ? fd->snippet : *f);
+	}
+	free(change);
+}
+
+void
+diagnosis_print_ladder(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool whole,
+		       bool color)
+{
+	const struct rung **rungs = NULL;
+	size_t n = ladder_select(rs, v->cls, v->subkind, &v->vars, &rungs);
+
+	if (n) {
+		fprintf(fp, "\n%s%s%s\n", c_on(color, TERM_BOLD),
+			whole ? "fix ladder (cheapest first)" : "first step", c_on(color, TERM_RESET));
+		for (size_t i = 0; i < (whole ? n : 1); i++)
+			print_rung(fp, rs, rungs[i], &v->vars, i + 1, n, color);
+	}
+	free(rungs);
+}
+
+void
+diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
+		const struct diagnosis_opts *o)
+{
+	print_header(fp, rs, v, o->color);
+	print_evidence(fp, v, o->color);
+	print_context(fp, v, o->color);
+	if (v->cls != CLASS_UNKNOWN) {
+		const struct class_def *cd = &rs->classes[v->cls];
+
+		if (cd->interpret_note)
+			fprintf(fp, "%sinterpret%s    %s\n", c_on(o->color, TERM_BOLD),
+				c_on(o->color, TERM_RESET), cd->interpret_note);
+		diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
+	}
+	if (v->long_lines)
+		fprintf(fp, "\nnote: %zu line%s longer than %u bytes were matched on their start only\n",
+			v->long_lines, v->long_lines == 1 ? "" : "s", CLASSIFY_MAX_LINE);
+	if (v->match_errors)
+		fprintf(fp, "note: %zu pattern match%s hit the backtracking limit and counted as no match\n",
+			v->match_errors, v->match_errors == 1 ? "" : "es");
+}
+
+static void
+json_add_str_or_null(struct json *o, const char *key, const char *val)
+{
+	if (val)
+		json_add_str(o, key, val);
+	else
+		json_add_null(o, key);
+}
+
+static bool
+is_env_field(const char *name)
+{
+	for (const char *const *f = diagnosis_env_fields; *f; f++)
+		if (strcmp(*f, name) == 0)
+			return true;
+	return false;
+}
+
+static void
+json_ladder(struct json *o, const struct ruleset *rs, const struct verdict *v)
+{
+	const struct rung **rungs = NULL;
+	size_t n = ladder_select(rs, v->cls, v->subkind, &v->vars, &rungs);
+	struct json *arr = json_add_array(o, "ladder");
+
+	for (size_t i = 0; i < n; i++) {
+		struct json *r = json_push_object(arr), *flags;
+		bool filled = false;
+		char *change = ladder_change_text(rungs[i], &v->vars, &filled);
+
+		json_add_str(r, "id", rungs[i]->id);
+		json_add_str(r, "family", rungs[i]->family);
+		json_add_str(r, "action", rungs[i]->action);
+		json_add_str(r, "change", change);
+		json_add_bool(r, "from_log", filled);
+		json_add_str(r, "expect", rungs[i]->expect);
+		flags = json_add_array(r, "flags");
+		for (char **f = rungs[i]->flags; f && *f; f++) {
+			const struct flag_def *fd = ruleset_find_flag(rs, *f);
+
+			json_push_str(flags, fd ? fd->snippet : *f);
+		}
+		free(change);
+	}
+	free(rungs);
+}
+
+static void
+json_evidence(struct json *o, const struct verdict *v)
+{
+	struct json *arr = json_add_array(o, "evidence");
+
+	for (size_t i = 0; i < v->nev; i++) {
+		struct json *e = json_push_object(arr), *m;
+
+		json_add_int(e, "line", (long long)v->ev[i].line);
+		json_add_str(e, "text", v->ev[i].text);
+		json_add_str(e, "rule", v->ev[i].rule->id);
+		json_add_str(e, "class", class_name(v->ev[i].rule->cls));
+		json_add_int(e, "weight", v->ev[i].rule->weight);
+		m = json_add_array(e, "match");
+		json_push_int(m, (long long)v->ev[i].mstart);
+		json_push_int(m, (long long)v->ev[i].mend);
+	}
+}
+
+static void
+json_context(struct json *o, const struct verdict *v)
+{
+	struct json *env, *vals, *ru, *loc;
+	char *why;
+
+	if (v->runner_up < CLASS_COUNT) {
+		ru = json_add_object(o, "runner_up");
+		json_add_str(ru, "class", class_name(v->runner_up));
+		json_add_num(ru, "score", v->scores[v->runner_up].score);
+		why = diagnosis_runner_up_reason(v);
+		json_add_str_or_null(ru, "reason", why);
+		free(why);
+	} else {
+		json_add_null(o, "runner_up");
+	}
+	if (v->loc.file) {
+		loc = json_add_object(o, "location");
+		json_add_str(loc, "file", v->loc.file);
+		json_add_int(loc, "line", v->loc.line);
+		if (v->loc.col)
+			json_add_int(loc, "column", v->loc.col);
+		json_add_str_or_null(loc, "function", v->loc.func);
+		json_add_str(loc, "source", v->loc.how);
+	} else {
+		json_add_null(o, "location");
+	}
+	env = json_add_object(o, "environment");
+	vals = json_add_object(o, "values");
+	for (size_t i = 0; i < v->vars.n; i++)
+		json_add_str(is_env_field(v->vars.v[i].name) ? env : vals, v->vars.v[i].name,
+			     v->vars.v[i].value);
+}
+
+struct json *
+diagnosis_json(const struct ruleset *rs, const struct verdict *v, const char *source)
+{
+	struct json *o = json_new_object(), *scores;
+
+	json_add_int(o, "schema_version", DIAGNOSIS_SCHEMA_VERSION);
+	json_add_str_or_null(o, "source", source);
+	json_add_str(o, "class", class_name(v->cls));
+	json_add_str_or_null(o, "subkind", v->subkind);
+	json_add_num(o, "confidence", (double)(long)(v->confidence * 1000.0 + 0.5) / 1000.0);
+	json_add_str_or_null(o, "title", rs->classes[v->cls].title);
+	json_add_str_or_null(o, "message", v->message);
+	json_add_str_or_null(o, "reason", v->reason);
+	json_add_str_or_null(o, "rule", v->top_rule ? v->top_rule->id : NULL);
+	json_evidence(o, v);
+	json_context(o, v);
+	scores = json_add_object(o, "scores");
+	for (int k = 0; k < CLASS_COUNT; k++)
+		json_add_num(scores, class_name((enum pt_class)k),
+			     (double)(long)(v->scores[k].score * 1000.0 + 0.5) / 1000.0);
+	json_add_str_or_null(o, "fingerprint", v->fingerprint);
+	json_add_str_or_null(o, "fingerprint_text", v->fingerprint_text);
+	if (v->cls != CLASS_UNKNOWN)
+		json_ladder(o, rs, v);
+	json_add_int(o, "lines", (long long)v->nlines);
+	json_add_int(o, "bytes", (long long)v->nbytes);
+	json_add_int(o, "long_lines", (long long)v->long_lines);
+	json_add_int(o, "match_errors", (long long)v->match_errors);
+	return o;
+}

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cJSON wrapper behind pt/json.h; the only file that includes cJSON.
+ *
+ * cJSON rules kept here:
+ *  - a `struct json *` is a `cJSON *` in disguise; the cast happens only in
+ *    this file (J() and C() below);
+ *  - after a successful cJSON_AddItemTo{Object,Array} the parent owns the
+ *    item; if the call fails the item is still ours and is deleted;
+ *  - a NULL from any cJSON_Create* is out of memory and ends the run;
+ *  - parsing uses cJSON_ParseWithLengthOpts with an end pointer, never the
+ *    global cJSON_GetErrorPtr;
+ *  - exact integers are stored as cJSON "raw" items holding their decimal
+ *    text, because cJSON numbers are doubles.
+ * Printing is our own walker, for two-space indentation and one-line scalar
+ * arrays; cJSON's printer uses tabs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "pt/json.h"
+#include "pt/xalloc.h"
+
+#define J(c) ((struct json *)(c))
+#define C(j) ((cJSON *)(j))
+#define CC(j) ((const cJSON *)(j))
+
+static cJSON *
+checked(cJSON *item)
+{
+	if (!item)
+		pt_die(PT_EXIT_SYSTEM, "out of memory");
+	return item;
+}
+
+struct json *
+json_new_object(void)
+{
+	return J(checked(cJSON_CreateObject()));
+}
+
+struct json *
+json_new_array(void)
+{
+	return J(checked(cJSON_CreateArray()));
+}
+
+void
+json_free(struct json *j)
+{
+	cJSON_Delete(C(j));
+}
+
+static cJSON *
+add(struct json *obj, const char *key, cJSON *item)
+{
+	checked(item);
+	if (!cJSON_IsObject(C(obj)))
+		PT_BUG("json_add_* on a value that is not an object");
+	if (cJSON_GetObjectItemCaseSensitive(C(obj), key))
+		PT_BUG("json_add_* with a key that is already there");
+	if (!cJSON_AddItemToObject(C(obj), key, item)) {
+		cJSON_Delete(item);
+		pt_die(PT_EXIT_SYSTEM, "out of memory");
+	}
+	return item;
+}
+
+static cJSON *
+push(struct json *arr, cJSON *item)
+{
+	checked(item);
+	if (!cJSON_IsArray(C(arr)))
+		PT_BUG("json_push_* on a value that is not an array");
+	if (!cJSON_AddItemToArray(C(arr), item)) {
+		cJSON_Delete(item);
+		pt_die(PT_EXIT_SYSTEM, "out of memory");
+	}
+	return item;
+}
+
+static cJSON *
+make_int(long long v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", v);
+	return cJSON_CreateRaw(num);
+}
+
+static cJSON *
+make_num(double v)
+{
+	if (isnan(v) || isinf(v))
+		return cJSON_CreateNull();
+	return cJSON_CreateNumber(v);
+}
+
+void json_add_str(struct json *o, const char *k, const char *v)
+{
+	add(o, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+void json_add_int(struct json *o, const char *k, long long v) { add(o, k, make_int(v)); }
+void json_add_num(struct json *o, const char *k, double v) { add(o, k, make_num(v)); }
+void json_add_bool(struct json *o, const char *k, bool v) { add(o, k, cJSON_CreateBool(v)); }
+void json_add_null(struct json *o, const char *k) { add(o, k, cJSON_CreateNull()); }
+struct json *json_add_object(struct json *o, const char *k) { return J(add(o, k, cJSON_CreateObject())); }
+struct json *json_add_array(struct json *o, const char *k) { return J(add(o, k, cJSON_CreateArray())); }
+
+void json_push_str(struct json *a, const char *v)
+{
+	push(a, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+void json_push_int(struct json *a, long long v) { push(a, make_int(v)); }
+void json_push_num(struct json *a, double v) { push(a, make_num(v)); }
+void json_push_bool(struct json *a, bool v) { push(a, cJSON_CreateBool(v)); }
+void json_push_null(struct json *a) { push(a, cJSON_CreateNull()); }
+struct json *json_push_object(struct json *a) { return J(push(a, cJSON_CreateObject())); }
+struct json *json_push_array(struct json *a) { return J(push(a, cJSON_CreateArray())); }
+
+/* ---- printing ---- */
+
+static void
+write_string(struct buf *out, const char *s)
+{
+	buf_addch(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': buf_adds(out, "\\\""); break;
+		case '\\': buf_adds(out, "\\\\"); break;
+		case '\b': buf_adds(out, "\\b"); break;
+		case '\f': buf_adds(out, "\\f"); break;
+		case '\n': buf_adds(out, "\\n"); break;
+		case '\r': buf_adds(out, "\\r"); break;
+		case '\t': buf_adds(out, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				buf_addf(out, "\\u%04x", *p);
+			else
+				buf_addch(out, *p);
+		}
+	}
+	buf_addch(out, '"');
+}
+
+/* Shortest of %.15g and %.17g that reads back as the same double (cJSON's way). */
+static void
+write_double(struct buf *out, double d)
+{
+	char num[64];
+	char *end;
+
+	snprintf(num, sizeof(num), "%1.15g", d);
+	if (strtod(num, &end) != d)
+		snprintf(num, sizeof(num), "%1.17g", d);
+	buf_adds(out, num);
+}
+
+static bool
+is_container(const cJSON *c)
+{
+	return cJSON_IsArray(c) || cJSON_IsObject(c);
+}
+
+static void
+write_scalar(struct buf *out, const cJSON *c)
+{
+	if (cJSON_IsString(c))
+		write_string(out, c->valuestring);
+	else if (cJSON_IsRaw(c))
+		buf_adds(out, c->valuestring);
+	else if (cJSON_IsNumber(c))
+		write_double(out, c->valuedouble);
+	else if (cJSON_IsTrue(c))
+		buf_adds(out, "true");
+	else if (cJSON_IsFalse(c))
+		buf_adds(out, "false");
+	else
+		buf_adds(out, "null");
+}
+
+static void
+indent(struct buf *out, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		buf_adds(out, "  ");
+}
+
+/* depth < 0: compact output on one line. */
+static void
+write_value(struct buf *out, const cJSON *c, int depth)
+{
+	bool obj = cJSON_IsObject(c), flat = depth < 0;
+
+	if (!is_container(c)) {
+		write_scalar(out, c);
+		return;
+	}
+	if (!c->child) {
+		buf_adds(out, obj ? "{}" : "[]");
+		return;
+	}
+	if (!obj && !flat) {
+		flat = true;
+		for (const cJSON *e = c->child; e; e = e->next)
+			if (is_container(e))
+				flat = false;
+	}
+	buf_addch(out, obj ? '{' : '[');
+	for (const cJSON *e = c->child; e; e = e->next) {
+		if (!flat) {
+			buf_addch(out, '\n');
+			indent(out, depth + 1);
+		}
+		if (obj) {
+			write_string(out, e->string);
+			buf_adds(out, ": ");
+		}
+		write_value(out, e, depth < 0 ? -1 : depth + 1);
+		if (e->next)
+			buf_adds(out, flat ? ", " : ",");
+	}
+	if (!flat) {
+		buf_addch(out, '\n');
+		indent(out, depth);
+	}
+	buf_addch(out, obj ? '}' : ']');
+}
+
+void
+json_write(const struct json *j, struct buf *out)
+{
+	write_value(out, CC(j), 0);
+	buf_addch(out, '\n');
+}
+
+void
+json_write_compact(const struct json *j, struct buf *out)
+{
+	write_value(out, CC(j), -1);
+}
+
+int
+json_print(const struct json *j, FILE *fp)
+{
+	struct buf b = BUF_INIT;
+	int ret = 0;
+
+	json_write(j, &b);
+	if (fwrite(b.data, 1, b.len, fp) != b.len)
+		ret = -1;
+	buf_release(&b);
+	return ret;
+}
+
+/* ---- reading ---- */
+
+struct json *
+json_parse(const char *buf, size_t len, const char *name, struct pt_err *err)
+{
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+
+	if (!root) {
+		size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
+
+		pt_err_set(err, PT_EXIT_DATA, "%s: invalid JSON near byte %zu", name, off);
+		return NULL;
+	}
+	/* anything but white space after the document is an error too */
+	while (end && end < buf + len && *end && strchr(" \t\r\n", *end))
+		end++;
+	if (end && end < buf + len) {
+		pt_err_set(err, PT_EXIT_DATA, "%s: unexpected data after the JSON document at byte %zu",
+			   name, (size_t)(end - buf));
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return J(root);
+}
+
+enum json_kind
+json_kind(const struct json *j)
+{
+	const cJSON *c = CC(j);
+
+	if (cJSON_IsBool(c))
+		return JSON_BOOL;
+	if (cJSON_IsNumber(c) || cJSON_IsRaw(c))
+		return JSON_NUMBER;
+	if (cJSON_IsString(c))
+		return JSON_STRING;
+	if (cJSON_IsArray(c))
+		return JSON_ARRAY;
+	if (cJSON_IsObject(c))
+		return JSON_OBJECT;
+	return JSON_NULL;
+}
+
+const struct json *
+json_get(const struct json *obj, const char *key)
+{
+	if (!cJSON_IsObject(CC(obj)))
+		return NULL;
+	return J(cJSON_GetObjectItemCaseSensitive(CC(obj), key));
+}
+
+size_t
+json_len(const struct json *j)
+{
+	size_t n = 0;
+
+	if (!is_container(CC(j)))
+		return 0;
+	for (const cJSON *e = CC(j)->child; e; e = e->next)
+		n++;
+	return n;
+}
+
+const struct json *
+json_at(const struct json *j, size_t i, const char **key)
+{
+	if (!is_container(CC(j)))
+		return NULL;
+	for (const cJSON *e = CC(j)->child; e; e = e->next, i--)
+		if (i == 0) {
+			if (key)
+				*key = e->string;
+			return J(e);
+		}
+	return NULL;
+}
+
+int
+json_str_value(const struct json *j, const char **out)
+{
+	if (!cJSON_IsString(CC(j)))
+		return -1;
+	*out = CC(j)->valuestring;
+	return 0;
+}
+
+int
+json_num_value(const struct json *j, double *out)
+{
+	if (cJSON_IsRaw(CC(j))) {
+		*out = strtod(CC(j)->valuestring, NULL);
+		return 0;
+	}
+	if (!cJSON_IsNumber(CC(j)))
+		return -1;
+	*out = CC(j)->valuedouble;
+	return 0;
+}
+
+int
+json_int_value(const struct json *j, long long *out)
+{
+	double d;
+
+	if (cJSON_IsRaw(CC(j))) {
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(CC(j)->valuestring, &end, 10);
+		if (errno || *end)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	/* range first: converting an out-of-range double is undefined */
+	if (json_num_value(j, &d) < 0 || !(d >= -9.2233720368547758e18 && d < 9.2233720368547758e18) ||
+	    d != (double)(long long)d)
+		return -1;
+	*out = (long long)d;
+	return 0;
+}
+
+int
+json_bool_value(const struct json *j, bool *out)
+{
+	if (!cJSON_IsBool(CC(j)))
+		return -1;
+	*out = cJSON_IsTrue(CC(j));
+	return 0;
+}

@@ -1,0 +1,1210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Required-literal extraction; see pt/literal.h. A small recursive-descent
+ * reader of PCRE2 syntax that computes, for every node, what it knows about
+ * the text the node can match:
+ *
+ *   exact  the node always matches one of these strings (a superset is fine);
+ *   pre    (non-exact nodes) every match starts with one of these strings;
+ *   suf    (non-exact nodes) every match ends with one of these strings;
+ *   req    every match contains one of these strings.
+ *
+ * A missing set (NULL) means "nothing known", which is always safe. A
+ * sequence glues adjacent exact nodes into runs (cross products, so
+ * "space (?:vmem|smem)" gives "space vmem" and "space smem"), and every run
+ * that a non-exact node interrupts is a candidate for req. Alternation takes
+ * unions. Whatever is unclear degrades to "nothing known" or, for syntax the
+ * reader refuses, to no literal for the whole pattern.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/literal.h"
+#include "pt/xalloc.h"
+
+/*
+ * Caps keep cross products from exploding: `[ab][cd][ef]...` would otherwise
+ * double the set per atom. Breaking a run at a cap is always safe.
+ */
+#define CROSS_MAX 16        /* strings in an exact/pre/suf set */
+#define UNION_MAX 64        /* strings in a req set */
+#define LIT_MAX 256         /* bytes in one literal */
+#define DEPTH_MAX 64        /* group nesting */
+#define SCORE_CAP 12        /* beyond this, a literal is selective enough */
+
+struct sset {
+	size_t n;
+	char **v;           /* n strings, lower case, NUL-terminated */
+};
+
+struct info {
+	struct sset *exact;  /* when set, pre and suf are NULL */
+	struct sset *pre;
+	struct sset *suf;
+	struct sset *req;
+	bool noquant;        /* zero-width item that must not be quantified */
+};
+
+struct lp {
+	const char *p;
+	int depth;
+	bool inq;            /* inside \Q...\E */
+	bool bail;           /* refused syntax: no literal for the pattern */
+};
+
+static int
+fold(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static struct sset *
+sset_new(void)
+{
+	struct sset *s = xmalloc(sizeof(*s));
+
+	s->n = 0;
+	s->v = NULL;
+	return s;
+}
+
+static void
+sset_free(struct sset *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	free(s);
+}
+
+static bool
+sset_has(const struct sset *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+/* Takes ownership of str. */
+static void
+sset_push(struct sset *s, char *str)
+{
+	if (sset_has(s, str)) {
+		free(str);
+		return;
+	}
+	s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+	s->v[s->n++] = str;
+}
+
+static struct sset *
+sset_str(const char *str)
+{
+	struct sset *s = sset_new();
+
+	sset_push(s, xstrdup(str));
+	return s;
+}
+
+static struct sset *
+sset_dup(const struct sset *a)
+{
+	struct sset *s;
+
+	if (!a)
+		return NULL;
+	s = sset_new();
+	for (size_t i = 0; i < a->n; i++)
+		sset_push(s, xstrdup(a->v[i]));
+	return s;
+}
+
+/* Returns a new set, or NULL when the result would pass a cap. */
+static struct sset *
+sset_cross(const struct sset *a, const struct sset *b)
+{
+	struct sset *s;
+
+	if (a->n * b->n > CROSS_MAX)
+		return NULL;
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < b->n; j++)
+			if (strlen(a->v[i]) + strlen(b->v[j]) > LIT_MAX)
+				return NULL;
+	s = sset_new();
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < b->n; j++) {
+			size_t la = strlen(a->v[i]), lb = strlen(b->v[j]);
+			char *str = xmalloc(la + lb + 1);
+
+			memcpy(str, a->v[i], la);
+			memcpy(str + la, b->v[j], lb + 1);
+			sset_push(s, str);
+		}
+	return s;
+}
+
+/* Returns a new set, or NULL when either side is unknown or max is passed. */
+static struct sset *
+sset_union(const struct sset *a, const struct sset *b, size_t max)
+{
+	struct sset *s;
+
+	if (!a || !b)
+		return NULL;
+	s = sset_dup(a);
+	for (size_t i = 0; i < b->n; i++)
+		sset_push(s, xstrdup(b->v[i]));
+	if (s->n > max) {
+		sset_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static size_t
+sset_minlen(const struct sset *s)
+{
+	size_t m = (size_t)-1;
+
+	for (size_t i = 0; i < s->n; i++) {
+		size_t l = strlen(s->v[i]);
+
+		if (l < m)
+			m = l;
+	}
+	return s->n ? m : 0;
+}
+
+static void
+info_release(struct info *in)
+{
+	sset_free(in->exact);
+	sset_free(in->pre);
+	sset_free(in->suf);
+	sset_free(in->req);
+	memset(in, 0, sizeof(*in));
+}
+
+static const struct sset *
+info_pre(const struct info *in)
+{
+	return in->exact ? in->exact : in->pre;
+}
+
+static const struct sset *
+info_suf(const struct info *in)
+{
+	return in->exact ? in->exact : in->suf;
+}
+
+/* A node that matches only the empty string (an assertion, a comment). */
+static void
+info_empty(struct info *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->exact = sset_str("");
+}
+
+static void
+info_char(struct info *in, int c)
+{
+	char s[2] = { (char)fold(c), '\0' };
+
+	memset(in, 0, sizeof(*in));
+	in->exact = sset_str(s);
+}
+
+/* Is a better than b as a requirement? NULL and sets with "" never are. */
+static bool
+req_better(const struct sset *a, const struct sset *b)
+{
+	size_t ma, mb, ca, cb;
+
+	if (!a || a->n == 0 || (ma = sset_minlen(a)) == 0)
+		return false;
+	if (!b)
+		return true;
+	mb = sset_minlen(b);
+	ca = ma < SCORE_CAP ? ma : SCORE_CAP;
+	cb = mb < SCORE_CAP ? mb : SCORE_CAP;
+	if (ca != cb)
+		return ca > cb;
+	if (a->n != b->n)
+		return a->n < b->n;
+	return ma > mb;
+}
+
+/* ---- the reader ------------------------------------------------------- */
+
+static void parse_alt(struct lp *lp, struct info *out);
+
+/* Refuse the pattern. lp->p points at an empty string so that nothing
+ * reads past a failed scan. */
+static void
+lp_bail(struct lp *lp)
+{
+	lp->bail = true;
+	lp->p = "";
+}
+
+static bool
+is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+is_alnum(int c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool
+is_hex(int c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int
+hexval(int c)
+{
+	return is_digit(c) ? c - '0' : fold(c) - 'a' + 10;
+}
+
+/* Skip from p (just after an opening delimiter) past `close`; NULL if absent. */
+static const char *
+skip_past(const char *p, char close)
+{
+	const char *q = strchr(p, close);
+
+	return q ? q + 1 : NULL;
+}
+
+/* Bytes in the UTF-8 sequence starting at p (1 for a stray byte). */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	size_t n = 1;
+
+	if (p[0] >= 0xC0)
+		while (n < 4 && (p[n] & 0xC0) == 0x80)
+			n++;
+	return n;
+}
+
+/*
+ * A strict quantifier `{n}`, `{n,}` or `{n,m}`: PCRE2 reads these as
+ * quantifiers in every version. Sets *min, *max (-1 = unbounded) and returns
+ * the length, or 0.
+ */
+static size_t
+quant_strict(const char *p, long *min, long *max)
+{
+	const char *q = p + 1;
+	long a = 0, b;
+
+	if (*p != '{' || !is_digit(*q))
+		return 0;
+	while (is_digit(*q) && a < 100000)
+		a = a * 10 + (*q++ - '0');
+	if (*q == '}') {
+		*min = *max = a;
+		return (size_t)(q + 1 - p);
+	}
+	if (*q++ != ',')
+		return 0;
+	if (*q == '}') {
+		*min = a;
+		*max = -1;
+		return (size_t)(q + 1 - p);
+	}
+	if (!is_digit(*q))
+		return 0;
+	b = 0;
+	while (is_digit(*q) && b < 100000)
+		b = b * 10 + (*q++ - '0');
+	if (*q != '}')
+		return 0;
+	*min = a;
+	*max = b;
+	return (size_t)(q + 1 - p);
+}
+
+/*
+ * Anything else of the shape `{ digits, spaces, commas }` may be a
+ * quantifier in some PCRE2 version ({,m} and spaces came in 10.43) and a
+ * literal in another. Reading it as `{0,}` is safe under both readings.
+ */
+static size_t
+quant_loose(const char *p)
+{
+	const char *q = p + 1;
+	bool digit = false;
+
+	if (*p != '{')
+		return 0;
+	while (is_digit(*q) || *q == ',' || *q == ' ') {
+		digit |= is_digit(*q);
+		q++;
+	}
+	return *q == '}' && digit ? (size_t)(q + 1 - p) : 0;
+}
+
+static bool
+at_quant(const char *p)
+{
+	long a, b;
+
+	return *p == '?' || *p == '*' || *p == '+' || quant_strict(p, &a, &b) || quant_loose(p);
+}
+
+/* \E and \Q\E are no-ops that may sit between an item and its quantifier. */
+static void
+skip_noops(struct lp *lp)
+{
+	for (;;) {
+		if (lp->p[0] == '\\' && lp->p[1] == 'E')
+			lp->p += 2;
+		else if (lp->p[0] == '\\' && lp->p[1] == 'Q' && lp->p[2] == '\\' && lp->p[3] == 'E')
+			lp->p += 4;
+		else
+			return;
+	}
+}
+
+/* Raise a set to the n-th power (exact repetition), or NULL past a cap. */
+static struct sset *
+sset_pow(const struct sset *a, long n)
+{
+	struct sset *s = sset_str(""), *t;
+
+	for (long i = 0; i < n; i++) {
+		t = sset_cross(s, a);
+		sset_free(s);
+		if (!t)
+			return NULL;
+		s = t;
+	}
+	return s;
+}
+
+static void
+apply_quant(struct lp *lp, struct info *in)
+{
+	long min, max;
+	size_t k;
+
+	skip_noops(lp);
+	if (!at_quant(lp->p))
+		return;
+	if (in->noquant) {
+		lp_bail(lp);
+		return;
+	}
+	if (*lp->p == '?') {
+		min = 0, max = 1, k = 1;
+	} else if (*lp->p == '*') {
+		min = 0, max = -1, k = 1;
+	} else if (*lp->p == '+') {
+		min = 1, max = -1, k = 1;
+	} else if ((k = quant_strict(lp->p, &min, &max)) == 0) {
+		k = quant_loose(lp->p);
+		min = 0, max = -1;
+	}
+	lp->p += k;
+	if (*lp->p == '?' || *lp->p == '+')
+		lp->p++;
+	if (at_quant(lp->p)) {
+		lp_bail(lp);
+		return;
+	}
+
+	if (min == 1 && max == 1)
+		return;
+	if (min >= 1) {
+		if (in->exact && min == max && min <= 8) {
+			struct sset *p = sset_pow(in->exact, min);
+
+			if (p) {
+				sset_free(in->exact);
+				in->exact = p;
+				return;
+			}
+		}
+		/* At least one copy: keep req; the first copy starts the match
+		 * and the last one ends it. */
+		if (in->exact) {
+			in->pre = in->exact;
+			in->suf = sset_dup(in->exact);
+			in->exact = NULL;
+		}
+		return;
+	}
+	if (max == 1 && in->exact) {
+		struct sset *e = in->exact;
+
+		in->exact = NULL;
+		info_release(in);
+		sset_push(e, xstrdup(""));
+		in->exact = e;
+		return;
+	}
+	info_release(in);
+}
+
+/* After "\": one escape outside a class. */
+static void
+parse_escape(struct lp *lp, struct info *in)
+{
+	const unsigned char *p = (const unsigned char *)lp->p + 1;
+	int c = *p;
+
+	memset(in, 0, sizeof(*in));
+	if (c == '\0') {
+		lp_bail(lp);
+		return;
+	}
+	if (c >= 0x80) {
+		lp->p = (const char *)p + utf8_len(p);
+		return;
+	}
+	if (!is_alnum(c)) {
+		lp->p = (const char *)p + 1;
+		info_char(in, c);
+		return;
+	}
+	lp->p = (const char *)p + 1;
+	switch (c) {
+	case 'd': case 'D': case 'w': case 'W': case 's': case 'S':
+	case 'h': case 'H': case 'v': case 'V': case 'R': case 'X': case 'C':
+		return;
+	case 'N':
+		if (p[1] == '{')
+			lp_bail(lp);
+		return;
+	case 'b': case 'B': case 'A': case 'z': case 'Z': case 'G': case 'K':
+		info_empty(in);
+		in->noquant = true;
+		return;
+	case 'n': info_char(in, '\n'); return;
+	case 't': info_char(in, '\t'); return;
+	case 'r': info_char(in, '\r'); return;
+	case 'f': info_char(in, '\f'); return;
+	case 'e': info_char(in, 0x1b); return;
+	case 'a': info_char(in, 0x07); return;
+	case 'p': case 'P':
+		if (p[1] == '{') {
+			if (!(lp->p = skip_past((const char *)p + 2, '}')))
+				lp_bail(lp);
+		} else if (p[1] == '\0') {
+			lp_bail(lp);
+		} else {
+			lp->p++;
+		}
+		return;
+	case 'x': {
+		long v = 0;
+
+		if (p[1] == '{') {
+			const char *q = (const char *)p + 2;
+
+			while (is_hex(*q) && v < 0x110000)
+				v = v * 16 + hexval(*q++);
+			if (*q != '}') {
+				lp_bail(lp);
+				return;
+			}
+			lp->p = q + 1;
+		} else {
+			const char *q = (const char *)p + 1;
+
+			for (int i = 0; i < 2 && is_hex(*q); i++)
+				v = v * 16 + hexval(*q++);
+			lp->p = q;
+		}
+		/* Above 0x7f the byte sequence depends on UTF mode: unknown. */
+		if (v > 0 && v < 0x80)
+			info_char(in, (int)v);
+		return;
+	}
+	case 'c':
+		if (p[1] == '\0')
+			lp_bail(lp);
+		else
+			lp->p++;
+		return;
+	case 'o':
+		if (p[1] != '{' || !(lp->p = skip_past((const char *)p + 2, '}')))
+			lp_bail(lp);
+		return;
+	case 'g':
+		if (p[1] == '{')
+			lp->p = skip_past((const char *)p + 2, '}');
+		else if (p[1] == '<')
+			lp->p = skip_past((const char *)p + 2, '>');
+		else if (p[1] == '\'')
+			lp->p = skip_past((const char *)p + 2, '\'');
+		else {
+			const char *q = (const char *)p + 1;
+
+			if (*q == '+' || *q == '-')
+				q++;
+			if (!is_digit(*q)) {
+				lp_bail(lp);
+				return;
+			}
+			while (is_digit(*q))
+				q++;
+			lp->p = q;
+		}
+		if (!lp->p)
+			lp_bail(lp);
+		return;
+	case 'k':
+		if (p[1] == '{')
+			lp->p = skip_past((const char *)p + 2, '}');
+		else if (p[1] == '<')
+			lp->p = skip_past((const char *)p + 2, '>');
+		else if (p[1] == '\'')
+			lp->p = skip_past((const char *)p + 2, '\'');
+		else
+			lp->p = NULL;
+		if (!lp->p)
+			lp_bail(lp);
+		return;
+	default:
+		if (is_digit(c)) {
+			/* Back reference or octal: some character(s), unknown. */
+			while (is_digit(*lp->p))
+				lp->p++;
+			return;
+		}
+		/* \u \U \l \L and friends are errors in PCRE2. */
+		lp_bail(lp);
+		return;
+	}
+}
+
+/*
+ * PCRE2's check_posix_syntax(): after "[:" (or "[." "[="), is there a
+ * terminator? Returns a pointer past ":]" or NULL.
+ */
+static const char *
+posix_end(const char *p, char term)
+{
+	for (p += 2; *p; p++) {
+		if (*p == '\\' && (p[1] == ']' || p[1] == '\\'))
+			p++;
+		else if ((*p == '[' && p[1] == term) || *p == ']')
+			return NULL;
+		else if (*p == term && p[1] == ']')
+			return p + 2;
+	}
+	return NULL;
+}
+
+/*
+ * After "[": a character class. It matches one character; when that is
+ * one of at most 4 plain ASCII characters (after folding) it is exact.
+ */
+static void
+parse_class(struct lp *lp, struct info *in)
+{
+	const char *p = lp->p + 1;
+	bool neg = false, complex = false;
+	char members[128];
+	size_t nm = 0;
+
+	memset(in, 0, sizeof(*in));
+	if (*p == '^') {
+		neg = true;
+		p++;
+	}
+	if (*p == ']') {
+		members[nm++] = ']';
+		p++;
+	}
+	for (;;) {
+		int c = (unsigned char)*p;
+
+		if (c == '\0') {
+			lp_bail(lp);
+			return;
+		}
+		if (c == ']') {
+			p++;
+			break;
+		}
+		if (c == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *e = posix_end(p, p[1]);
+
+			if (e) {
+				if (p[1] != ':') {
+					lp_bail(lp);
+					return;
+				}
+				complex = true;
+				p = e;
+				continue;
+			}
+		}
+		if (c == '\\') {
+			int e = (unsigned char)p[1];
+
+			if (e == '\0' || e == 'Q' || e == 'N' || e >= 0x80) {
+				lp_bail(lp);
+				return;
+			}
+			p += 2;
+			if (!is_alnum(e)) {
+				c = e;
+			} else if (e == 'E') {
+				continue;
+			} else if (e == 'n' || e == 't' || e == 'r' || e == 'f' || e == 'e'
+				   || e == 'a' || e == 'b') {
+				complex = true;
+				continue;
+			} else if (e == 'p' || e == 'P' || e == 'x' || e == 'o') {
+				complex = true;
+				if (*p == '{') {
+					if (!(p = skip_past(p + 1, '}'))) {
+						lp_bail(lp);
+						return;
+					}
+				} else if (e == 'p' || e == 'P') {
+					if (*p == '\0') {
+						lp_bail(lp);
+						return;
+					}
+					p++;
+				} else if (e == 'x') {
+					for (int i = 0; i < 2 && is_hex(*p); i++)
+						p++;
+				} else {
+					lp_bail(lp);
+					return;
+				}
+				continue;
+			} else if (e == 'c') {
+				if (*p == '\0') {
+					lp_bail(lp);
+					return;
+				}
+				p++;
+				complex = true;
+				continue;
+			} else if (is_digit(e)) {
+				while (is_digit(*p))
+					p++;
+				complex = true;
+				continue;
+			} else if (strchr("dDwWsShHvV", e)) {
+				complex = true;
+				continue;
+			} else {
+				lp_bail(lp);
+				return;
+			}
+		} else {
+			p++;
+		}
+		if (c >= 0x80) {
+			complex = true;
+			continue;
+		}
+		if (*p == '-' && p[1] != ']') {
+			/* A range: its end may be an escape; skip one item. */
+			complex = true;
+			p++;
+			if (*p == '\\') {
+				if (p[1] == '\0') {
+					lp_bail(lp);
+					return;
+				}
+				p += 2;
+			} else if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+				/* "[a-[:digit:]]": let the loop take the posix class. */
+			} else if (*p != '\0') {
+				p++;
+			}
+			continue;
+		}
+		c = fold(c);
+		if (!memchr(members, c, nm) && nm < sizeof(members))
+			members[nm++] = (char)c;
+	}
+	lp->p = p;
+	if (neg || complex || nm == 0 || nm > 4)
+		return;
+	in->exact = sset_new();
+	for (size_t i = 0; i < nm; i++) {
+		char s[2] = { members[i], '\0' };
+
+		sset_push(in->exact, xstrdup(s));
+	}
+}
+
+static bool
+is_name_start(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* Skip a group name and its closing delimiter; false if malformed. */
+static bool
+skip_name(struct lp *lp, char close)
+{
+	const char *p = lp->p;
+
+	if (!is_name_start(*p))
+		return false;
+	while (is_alnum(*p) || *p == '_')
+		p++;
+	if (*p != close)
+		return false;
+	lp->p = p + 1;
+	return true;
+}
+
+/* Parse group content up to and including ')'. */
+static void
+parse_group_body(struct lp *lp, struct info *in)
+{
+	if (++lp->depth > DEPTH_MAX) {
+		lp_bail(lp);
+		return;
+	}
+	parse_alt(lp, in);
+	lp->depth--;
+	if (lp->bail)
+		return;
+	if (*lp->p != ')') {
+		lp_bail(lp);
+		return;
+	}
+	lp->p++;
+}
+
+/* A lookaround: its content is parsed to find its end, then ignored. */
+static void
+parse_lookaround(struct lp *lp, struct info *in)
+{
+	struct info tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	parse_group_body(lp, &tmp);
+	info_release(&tmp);
+	info_empty(in);
+}
+
+/* After "(". */
+static void
+parse_group(struct lp *lp, struct info *in)
+{
+	const char *p = lp->p + 1;
+
+	memset(in, 0, sizeof(*in));
+	if (*p == '*') {
+		/* Verbs and (*pla:...) forms: (*ACCEPT) can end a match early,
+		 * so nothing after it would be required. */
+		lp_bail(lp);
+		return;
+	}
+	if (*p != '?') {
+		lp->p = p;
+		parse_group_body(lp, in);
+		return;
+	}
+	p++;
+	switch (*p) {
+	case ':': case '|': case '>':
+		lp->p = p + 1;
+		parse_group_body(lp, in);
+		return;
+	case '=': case '!': case '*':
+		lp->p = p + 1;
+		parse_lookaround(lp, in);
+		return;
+	case '#':
+		if (!(lp->p = skip_past(p, ')'))) {
+			lp_bail(lp);
+			return;
+		}
+		info_empty(in);
+		in->noquant = true;
+		return;
+	case '<':
+		if (p[1] == '=' || p[1] == '!' || p[1] == '*') {
+			lp->p = p + 2;
+			parse_lookaround(lp, in);
+			return;
+		}
+		lp->p = p + 1;
+		if (!skip_name(lp, '>')) {
+			lp_bail(lp);
+			return;
+		}
+		parse_group_body(lp, in);
+		return;
+	case '\'':
+		lp->p = p + 1;
+		if (!skip_name(lp, '\'')) {
+			lp_bail(lp);
+			return;
+		}
+		parse_group_body(lp, in);
+		return;
+	case 'P':
+		lp->p = p + 2;
+		if (p[1] == '<') {
+			if (!skip_name(lp, '>')) {
+				lp_bail(lp);
+				return;
+			}
+			parse_group_body(lp, in);
+		} else if (p[1] == '=' || p[1] == '>') {
+			if (!skip_name(lp, ')'))
+				lp_bail(lp);
+		} else {
+			lp_bail(lp);
+		}
+		return;
+	case '&':
+		lp->p = p + 1;
+		if (!skip_name(lp, ')'))
+			lp_bail(lp);
+		return;
+	case 'R': case '+': case '-': case '0': case '1': case '2': case '3': case '4':
+	case '5': case '6': case '7': case '8': case '9': {
+		/* Recursion and subroutine calls; "(?-i)" is an option setting. */
+		const char *q = p + 1;
+
+		if (*p == 'R' || is_digit(*p) || is_digit(*q)) {
+			while (is_digit(*q))
+				q++;
+			if (*q != ')') {
+				lp_bail(lp);
+				return;
+			}
+			lp->p = q + 1;
+			return;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	/* Option setting: (?flags) or (?flags:...). Extended mode changes what
+	 * whitespace and '#' mean; refuse it rather than model it. */
+	{
+		bool unset = false;
+
+		for (; *p && *p != ')' && *p != ':'; p++) {
+			if (*p == '-')
+				unset = true;
+			else if (*p == '^')
+				unset = false;
+			else if (*p == 'x' && !unset)
+				lp_bail(lp);
+			else if (!is_alnum(*p))
+				lp_bail(lp);
+		}
+		if (lp->bail || !*p) {
+			lp_bail(lp);
+			return;
+		}
+		if (*p == ')') {
+			lp->p = p + 1;
+			info_empty(in);
+			in->noquant = true;
+			return;
+		}
+		lp->p = p + 1;
+		parse_group_body(lp, in);
+	}
+}
+
+/* One item at lp->p (not '|', ')' or end). */
+static void
+parse_atom(struct lp *lp, struct info *in)
+{
+	int c = (unsigned char)*lp->p;
+
+	memset(in, 0, sizeof(*in));
+	switch (c) {
+	case '\\':
+		parse_escape(lp, in);
+		return;
+	case '[':
+		parse_class(lp, in);
+		return;
+	case '(':
+		parse_group(lp, in);
+		return;
+	case '.':
+		lp->p++;
+		return;
+	case '^': case '$':
+		lp->p++;
+		info_empty(in);
+		in->noquant = true;
+		return;
+	case '?': case '*': case '+':
+		lp_bail(lp);
+		return;
+	case '{':
+		if (at_quant(lp->p)) {
+			lp_bail(lp);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (c >= 0x80) {
+		lp->p += utf8_len((const unsigned char *)lp->p);
+		return;
+	}
+	lp->p++;
+	info_char(in, c);
+}
+
+struct seq {
+	struct sset *run;    /* exact text since the last break */
+	struct sset *pre;    /* run at the first break */
+	bool broken;
+	struct sset *best;   /* best requirement so far */
+	struct sset *solo;   /* one string: like run, but broken by any set of
+			      * several strings, so that "a `?b`? c" also offers
+			      * " c" instead of only the 4 spellings of the whole */
+};
+
+static void
+seq_cand(struct seq *sq, const struct sset *s)
+{
+	if (req_better(s, sq->best)) {
+		sset_free(sq->best);
+		sq->best = sset_dup(s);
+	}
+}
+
+static void
+seq_break(struct seq *sq, struct sset *head)
+{
+	seq_cand(sq, head);
+	if (!sq->broken) {
+		sq->pre = head;
+		sq->broken = true;
+	} else {
+		sset_free(head);
+	}
+}
+
+/* Extend the solo run by a (NULL or not a single string: break it). */
+static void
+seq_solo(struct seq *sq, const struct sset *a, const struct sset *next)
+{
+	struct sset *t;
+
+	if (a && a->n == 1 && (t = sset_cross(sq->solo, a))) {
+		sset_free(sq->solo);
+		sq->solo = t;
+		if (a == next)
+			return;
+	}
+	seq_cand(sq, sq->solo);
+	sset_free(sq->solo);
+	sq->solo = next && next->n == 1 ? sset_dup(next) : sset_str("");
+}
+
+/* Add one parsed item to the sequence; takes ownership of in's sets. */
+static void
+seq_add(struct seq *sq, struct info *in)
+{
+	struct sset *t;
+
+	seq_solo(sq, info_pre(in), in->exact ? in->exact : in->suf);
+	if (in->exact) {
+		if ((t = sset_cross(sq->run, in->exact))) {
+			sset_free(sq->run);
+			sq->run = t;
+		} else {
+			seq_break(sq, sq->run);
+			sq->run = in->exact;
+			in->exact = NULL;
+		}
+		info_release(in);
+		return;
+	}
+	t = in->pre ? sset_cross(sq->run, in->pre) : NULL;
+	if (t) {
+		seq_break(sq, t);
+		sset_free(sq->run);
+	} else {
+		seq_break(sq, sq->run);
+	}
+	seq_cand(sq, in->req);
+	sq->run = in->suf ? in->suf : sset_str("");
+	in->suf = NULL;
+	info_release(in);
+}
+
+static void
+parse_seq(struct lp *lp, struct info *out)
+{
+	struct seq sq = { sset_str(""), NULL, false, NULL, sset_str("") };
+	struct info in;
+
+	memset(out, 0, sizeof(*out));
+	while (!lp->bail) {
+		if (lp->inq) {
+			if (*lp->p == '\0')
+				break;
+			if (lp->p[0] == '\\' && lp->p[1] == 'E') {
+				lp->p += 2;
+				lp->inq = false;
+				continue;
+			}
+			if ((unsigned char)*lp->p >= 0x80) {
+				memset(&in, 0, sizeof(in));
+				lp->p += utf8_len((const unsigned char *)lp->p);
+			} else {
+				info_char(&in, (unsigned char)*lp->p++);
+			}
+			/* Only "\E" can put a quantifier after a quoted char. */
+			if (lp->p[0] == '\\' && lp->p[1] == 'E') {
+				lp->p += 2;
+				lp->inq = false;
+				apply_quant(lp, &in);
+			}
+			seq_add(&sq, &in);
+			continue;
+		}
+		if (*lp->p == '\0' || *lp->p == '|' || *lp->p == ')')
+			break;
+		if (lp->p[0] == '\\' && lp->p[1] == 'Q') {
+			lp->p += 2;
+			lp->inq = true;
+			continue;
+		}
+		if (lp->p[0] == '\\' && lp->p[1] == 'E') {
+			lp->p += 2;
+			continue;
+		}
+		parse_atom(lp, &in);
+		if (!lp->bail)
+			apply_quant(lp, &in);
+		seq_add(&sq, &in);
+	}
+	seq_cand(&sq, sq.run);
+	seq_cand(&sq, sq.solo);
+	sset_free(sq.solo);
+	if (sq.broken) {
+		out->pre = sq.pre;
+		out->suf = sq.run;
+	} else {
+		out->exact = sq.run;
+	}
+	out->req = sq.best;
+}
+
+static void
+parse_alt(struct lp *lp, struct info *out)
+{
+	struct info b, m;
+
+	parse_seq(lp, out);
+	while (!lp->bail && *lp->p == '|') {
+		lp->p++;
+		parse_seq(lp, &b);
+		memset(&m, 0, sizeof(m));
+		if (out->exact && b.exact) {
+			m.exact = sset_union(out->exact, b.exact, CROSS_MAX);
+		}
+		if (!m.exact) {
+			m.pre = sset_union(info_pre(out), info_pre(&b), CROSS_MAX);
+			m.suf = sset_union(info_suf(out), info_suf(&b), CROSS_MAX);
+		}
+		m.req = sset_union(out->req, b.req, UNION_MAX);
+		info_release(out);
+		info_release(&b);
+		*out = m;
+	}
+}
+
+/* Drop strings that contain another string of the set: they add nothing. */
+static void
+sset_minimize(struct sset *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		bool redundant = false;
+
+		for (size_t j = 0; j < s->n && !redundant; j++)
+			if (j != i && s->v[j] && strstr(s->v[i], s->v[j])
+			    && (strlen(s->v[j]) < strlen(s->v[i]) || j < i))
+				redundant = true;
+		if (redundant) {
+			free(s->v[i]);
+			s->v[i] = NULL;
+		}
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i])
+			s->v[k++] = s->v[i];
+	s->n = k;
+}
+
+int
+literal_extract(const char *pattern, char ***out, size_t *n)
+{
+	struct lp lp = { pattern, 0, false, false };
+	struct info top;
+	char **list;
+	size_t cnt = 0;
+
+	/* Leading option settings such as (*UTF) or (*LIMIT_MATCH=100). */
+	while (lp.p[0] == '(' && lp.p[1] == '*') {
+		const char *q = lp.p + 2;
+
+		while ((*q >= 'A' && *q <= 'Z') || is_digit(*q) || *q == '_' || *q == '=')
+			q++;
+		if (*q != ')' || q == lp.p + 2)
+			break;
+		lp.p = q + 1;
+	}
+	parse_alt(&lp, &top);
+	if (!lp.bail && *lp.p != '\0')
+		lp.bail = true;
+	if (!lp.bail && top.req) {
+		sset_minimize(top.req);
+		cnt = top.req->n;
+	}
+	list = xmalloc((cnt + 1) * sizeof(*list));
+	for (size_t i = 0; i < cnt; i++)
+		list[i] = top.req->v[i];
+	list[cnt] = NULL;
+	if (cnt)
+		top.req->n = 0;
+	info_release(&top);
+	*out = list;
+	if (n)
+		*n = cnt;
+	return (int)cnt;
+}
+
+void
+literal_list_free(char **list)
+{
+	if (!list)
+		return;
+	for (char **p = list; *p; p++)
+		free(*p);
+	free(list);
+}

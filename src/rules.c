@@ -1,0 +1,986 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rule files -> struct ruleset, with strict validation: every problem in a
+ * file is reported (file:line:col) before the caller refuses the set. The
+ * schema is docs/rules.md; this file is its only implementation.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/chips.h"
+#include "pt/match.h"
+#include "pt/rules.h"
+#include "pt/util.h"
+#include "pt/xalloc.h"
+#include "pt/ytree.h"
+
+#define RULES_FILE_MAX (16u << 20)
+
+static const char *const class_names[CLASS_COUNT] = {
+	"layout", "capacity", "synchronization", "numerics", "unsupported", "unknown",
+};
+
+const char *
+class_name(enum pt_class c)
+{
+	return c < CLASS_COUNT ? class_names[c] : "none";
+}
+
+enum pt_class
+class_from_name(const char *name)
+{
+	for (int c = 0; c < CLASS_COUNT; c++)
+		if (strcmp(class_names[c], name) == 0)
+			return (enum pt_class)c;
+	return CLASS_COUNT;
+}
+
+const char *
+stage_name(enum stage s)
+{
+	switch (s) {
+	case STAGE_COMPILE: return "compile";
+	case STAGE_RUNTIME: return "runtime";
+	case STAGE_NUMERIC: return "numeric";
+	}
+	return "?";
+}
+
+struct ruleset *
+ruleset_new(void)
+{
+	struct ruleset *rs = xcalloc(1, sizeof(*rs));
+
+	for (int c = 0; c < CLASS_COUNT; c++) {
+		rs->classes[c].cls = (enum pt_class)c;
+		rs->ladders[c].cls = (enum pt_class)c;
+	}
+	return rs;
+}
+
+static void
+pattern_free(struct pattern *p)
+{
+	if (!p)
+		return;
+	match_free(p->m);
+	free(p->src);
+	free(p);
+}
+
+static void
+examples_free(struct example *ex, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(ex[i].log);
+		strv_free(ex[i].cap_names);
+		strv_free(ex[i].cap_values);
+	}
+	free(ex);
+}
+
+static void
+rule_free(struct rule *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->npats; i++)
+		pattern_free(r->pats[i]);
+	free(r->pats);
+	free(r->id);
+	free(r->subkind);
+	strv_free(r->literals);
+	free(r->message);
+	free(r->explain);
+	strv_free(r->links);
+	examples_free(r->match_ex, r->nmatch_ex);
+	examples_free(r->nomatch_ex, r->nnomatch_ex);
+	free(r->file);
+	free(r->origin);
+	free(r);
+}
+
+static void
+rung_release(struct rung *r)
+{
+	free(r->id);
+	free(r->family);
+	free(r->action);
+	free(r->change);
+	free(r->fallback);
+	free(r->expect);
+	strv_free(r->requires);
+	strv_free(r->subkinds);
+	strv_free(r->flags);
+}
+
+void
+ruleset_free(struct ruleset *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->nrules; i++)
+		rule_free(rs->rules[i]);
+	free(rs->rules);
+	free(rs->patterns);
+	for (int c = 0; c < CLASS_COUNT; c++) {
+		struct class_def *cd = &rs->classes[c];
+
+		free(cd->title);
+		free(cd->summary);
+		free(cd->interpret);
+		free(cd->interpret_note);
+		free(cd->explain);
+		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
+			rung_release(&rs->ladders[c].rungs[i]);
+		free(rs->ladders[c].rungs);
+	}
+	for (size_t i = 0; i < rs->nflags; i++) {
+		free(rs->flags[i].id);
+		free(rs->flags[i].snippet);
+		free(rs->flags[i].why);
+	}
+	free(rs->flags);
+	for (size_t i = 0; i < rs->ncodes; i++) {
+		free(rs->codes[i].code);
+		free(rs->codes[i].name);
+		free(rs->codes[i].summary);
+		free(rs->codes[i].link);
+	}
+	free(rs->codes);
+	for (size_t i = 0; i < rs->nfacts; i++) {
+		free(rs->facts[i].id);
+		free(rs->facts[i].sets);
+		free(rs->facts[i].file);
+		pattern_free(rs->facts[i].pat);
+		strv_free(rs->facts[i].examples);
+	}
+	free(rs->facts);
+	chiptab_free(rs->chips);
+	for (size_t i = 0; i < rs->nfiles; i++)
+		free(rs->files[i]);
+	free(rs->files);
+	free(rs);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* Compile one pattern node; a bad regex is reported at the node with its offset. */
+static struct pattern *
+pattern_parse(const struct ynode *n, enum pat_role role, const char *file, struct diag *d)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct pattern *p;
+	size_t off = 0;
+
+	if (n->kind != YNODE_SCALAR || n->len == 0) {
+		diag_error(d, file, n->line, n->col, "a pattern must be a non-empty string");
+		return NULL;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->src = xstrdup(n->str);
+	p->role = role;
+	p->line = n->line;
+	p->col = n->col;
+	if (!(p->m = match_compile(p->src, &off, &err))) {
+		diag_error(d, file, n->line, n->col, "bad regex at offset %zu: %s", off, err.msg);
+		pattern_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int
+parse_match(struct rule *r, const struct ynode *mn, const char *file, struct diag *d)
+{
+	static const char *const keys[] = { "any", "all", "none", NULL };
+	static const enum pat_role roles[] = { PAT_ANY, PAT_ALL, PAT_NONE };
+	size_t alloc = 0;
+	int ret = 0;
+
+	if (ynode_check_keys(mn, keys, file, "'match'", d) < 0)
+		ret = -1;
+	for (int k = 0; k < 3; k++) {
+		const struct ynode *list = ynode_get(mn, keys[k]);
+
+		if (!list)
+			continue;
+		if (list->kind == YNODE_SCALAR) {
+			diag_error(d, file, list->line, list->col, "'%s' must be a list of patterns", keys[k]);
+			ret = -1;
+			continue;
+		}
+		for (size_t i = 0; i < list->n; i++) {
+			struct pattern *p = pattern_parse(list->items[i], roles[k], file, d);
+
+			if (!p) {
+				ret = -1;
+				continue;
+			}
+			p->rule = r;
+			XGROW(r->pats, alloc, r->npats + 1);
+			r->pats[r->npats++] = p;
+			if (roles[k] == PAT_ANY)
+				r->nany++;
+			else if (roles[k] == PAT_ALL)
+				r->nall++;
+			else
+				r->nnone++;
+		}
+	}
+	if (ret == 0 && r->nany + r->nall == 0) {
+		diag_error(d, file, mn->line, mn->col, "'match' needs at least one 'any' or 'all' pattern");
+		ret = -1;
+	}
+	return ret;
+}
+
+static int
+parse_example(struct example *ex, const struct ynode *n, const char *file, struct diag *d)
+{
+	static const char *const keys[] = { "log", "captures", NULL };
+	const struct ynode *caps = NULL;
+	const char *log = NULL;
+
+	ex->line = n->line;
+	if (n->kind == YNODE_SCALAR) {
+		ex->log = xstrdup(n->str);
+		return 0;
+	}
+	if (n->kind != YNODE_MAP) {
+		diag_error(d, file, n->line, n->col, "an example must be a log text or a mapping with 'log'");
+		return -1;
+	}
+	if (ynode_check_keys(n, keys, file, "an example", d) < 0 ||
+	    ynode_want_str(n, "log", true, &log, file, "an example", d) < 0 ||
+	    ynode_want(n, "captures", YNODE_MAP, false, &caps, file, "an example", d) < 0)
+		return -1;
+	ex->log = xstrdup(log);
+	if (caps) {
+		size_t nc = ynode_map_len(caps);
+
+		ex->cap_names = xcalloc(nc + 1, sizeof(char *));
+		ex->cap_values = xcalloc(nc + 1, sizeof(char *));
+		for (size_t i = 0; i < nc; i++) {
+			const struct ynode *k = caps->items[2 * i], *v = caps->items[2 * i + 1];
+
+			if (k->kind != YNODE_SCALAR || v->kind != YNODE_SCALAR) {
+				diag_error(d, file, k->line, k->col, "captures must map names to strings");
+				return -1;
+			}
+			ex->cap_names[i] = xstrdup(k->str);
+			ex->cap_values[i] = xstrdup(v->str);
+		}
+	}
+	return 0;
+}
+
+static int
+parse_examples(struct rule *r, const struct ynode *en, const char *file, struct diag *d)
+{
+	static const char *const keys[] = { "match", "no_match", NULL };
+	const struct ynode *m = NULL, *nm = NULL;
+	int ret = 0;
+
+	if (ynode_check_keys(en, keys, file, "'examples'", d) < 0)
+		ret = -1;
+	if (ynode_want(en, "match", YNODE_SEQ, true, &m, file, "'examples'", d) < 0 ||
+	    ynode_want(en, "no_match", YNODE_SEQ, false, &nm, file, "'examples'", d) < 0)
+		return -1;
+	if (m->n == 0) {
+		diag_error(d, file, m->line, m->col, "'examples.match' needs at least one example");
+		ret = -1;
+	}
+	r->match_ex = xcalloc(m->n + 1, sizeof(*r->match_ex));
+	for (size_t i = 0; i < m->n; i++, r->nmatch_ex++)
+		if (parse_example(&r->match_ex[i], m->items[i], file, d) < 0)
+			ret = -1;
+	if (nm) {
+		r->nomatch_ex = xcalloc(nm->n + 1, sizeof(*r->nomatch_ex));
+		for (size_t i = 0; i < nm->n; i++, r->nnomatch_ex++)
+			if (parse_example(&r->nomatch_ex[i], nm->items[i], file, d) < 0)
+				ret = -1;
+	}
+	return ret;
+}
+
+static bool
+valid_id(const char *id)
+{
+	const char *dot = strchr(id, '.');
+
+	if (!dot || dot == id || !dot[1])
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+		      *p == '.' || *p == '_'))
+			return false;
+	return true;
+}
+
+static int
+parse_stage(const struct ynode *rn, enum stage *out, const char *file, struct diag *d)
+{
+	const char *s = NULL;
+	const struct ynode *n = ynode_get(rn, "stage");
+
+	if (ynode_want_str(rn, "stage", true, &s, file, "a rule", d) < 0)
+		return -1;
+	for (int i = STAGE_COMPILE; i <= STAGE_NUMERIC; i++)
+		if (strcmp(stage_name((enum stage)i), s) == 0) {
+			*out = (enum stage)i;
+			return 0;
+		}
+	diag_error(d, file, n->line, n->col, "stage must be compile, runtime or numeric, not '%s'", s);
+	return -1;
+}
+
+static int
+parse_class_field(const struct ynode *m, enum pt_class *out, bool required, const char *file,
+		  const char *what, struct diag *d)
+{
+	const char *s = NULL;
+	const struct ynode *n = ynode_get(m, "class");
+
+	if (ynode_want_str(m, "class", required, &s, file, what, d) < 0)
+		return -1;
+	if (!s)
+		return 0;
+	if ((*out = class_from_name(s)) == CLASS_COUNT) {
+		diag_error(d, file, n->line, n->col,
+			   "unknown class '%s' (layout, capacity, synchronization, numerics, unsupported, unknown)", s);
+		return -1;
+	}
+	return 0;
+}
+
+static struct rule *
+rule_parse(const struct ynode *rn, const char *file, const char *origin, struct diag *d)
+{
+	static const char *const keys[] = {
+		"id", "class", "subkind", "stage", "weight", "match", "literals", "message",
+		"explain", "links", "overrides", "examples", NULL,
+	};
+	struct rule *r = xcalloc(1, sizeof(*r));
+	const char *id = NULL, *sub = NULL, *msg = NULL, *ex = NULL;
+	const struct ynode *mn = NULL, *en = NULL;
+	long weight = 0;
+	int bad = 0;
+
+	r->file = xstrdup(file);
+	r->line = rn->line;
+	r->origin = dup_or_null(origin);
+	if (ynode_check_keys(rn, keys, file, "a rule", d) < 0)
+		bad = 1;
+	if (ynode_want_str(rn, "id", true, &id, file, "a rule", d) < 0)
+		bad = 1;
+	else if (!valid_id(id)) {
+		const struct ynode *n = ynode_get(rn, "id");
+
+		diag_error(d, file, n->line, n->col,
+			   "rule id '%s' must look like family.kebab-name (lowercase, digits, '-')", id);
+		bad = 1;
+	}
+	r->id = xstrdup(id ? id : "?");
+	bad |= parse_class_field(rn, &r->cls, true, file, "a rule", d) < 0;
+	bad |= ynode_want_str(rn, "subkind", false, &sub, file, "a rule", d) < 0;
+	bad |= parse_stage(rn, &r->stage, file, d) < 0;
+	bad |= ynode_want_int(rn, "weight", true, 1, 100, &weight, file, "a rule", d) < 0;
+	bad |= ynode_want_str(rn, "message", true, &msg, file, "a rule", d) < 0;
+	bad |= ynode_want_str(rn, "explain", false, &ex, file, "a rule", d) < 0;
+	bad |= ynode_want_strv(rn, "links", false, &r->links, NULL, file, "a rule", d) < 0;
+	bad |= ynode_want_strv(rn, "literals", false, &r->literals, NULL, file, "a rule", d) < 0;
+	bad |= ynode_want_bool(rn, "overrides", &r->overrides, file, "a rule", d) < 0;
+	if (ynode_want(rn, "match", YNODE_MAP, true, &mn, file, "a rule", d) < 0 ||
+	    parse_match(r, mn, file, d) < 0)
+		bad = 1;
+	if (ynode_want(rn, "examples", YNODE_MAP, true, &en, file, "a rule", d) < 0 ||
+	    parse_examples(r, en, file, d) < 0)
+		bad = 1;
+	r->weight = (int)weight;
+	r->subkind = dup_or_null(sub);
+	r->message = dup_or_null(msg);
+	r->explain = dup_or_null(ex);
+	if (bad) {
+		rule_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void
+ruleset_add_pattern(struct ruleset *rs, struct pattern *p)
+{
+	XGROW(rs->patterns, rs->alloc_patterns, rs->npatterns + 1);
+	p->index = rs->npatterns;
+	rs->patterns[rs->npatterns++] = p;
+}
+
+/* A later rule with the same id replaces a shipped one only when it says so. */
+static int
+ruleset_add_rule(struct ruleset *rs, struct rule *r, const struct ynode *rn, const char *file,
+		 struct diag *d)
+{
+	for (size_t i = 0; i < rs->nrules; i++) {
+		struct rule *old = rs->rules[i];
+
+		if (strcmp(old->id, r->id) != 0)
+			continue;
+		if (r->origin && r->overrides) {
+			r->index = i;
+			rs->rules[i] = r;
+			rule_free(old);
+			return 0;
+		}
+		diag_error(d, file, rn->line, rn->col, "duplicate rule id '%s' (first defined at %s:%d)%s",
+			   r->id, old->file, old->line,
+			   r->origin ? "; a pack rule must say 'overrides: true' to replace it" : "");
+		rule_free(r);
+		return -1;
+	}
+	r->index = rs->nrules;
+	XGROW(rs->rules, rs->alloc_rules, rs->nrules + 1);
+	rs->rules[rs->nrules++] = r;
+	return 0;
+}
+
+static int
+parse_rules_section(struct ruleset *rs, const struct ynode *list, const char *file,
+		    const char *origin, struct diag *d)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *rn = list->items[i];
+		struct rule *r;
+
+		if (rn->kind != YNODE_MAP) {
+			diag_error(d, file, rn->line, rn->col, "each rule must be a mapping");
+			ret = -1;
+			continue;
+		}
+		if (!(r = rule_parse(rn, file, origin, d)) || ruleset_add_rule(rs, r, rn, file, d) < 0)
+			ret = -1;
+	}
+	return ret;
+}
+
+static int
+parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *file,
+		      struct diag *d)
+{
+	static const char *const keys[] = {
+		"name", "title", "summary", "interpret", "interpret_note", "explain", NULL,
+	};
+	int ret = 0;
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *cn = list->items[i];
+		const char *name = NULL, *title = NULL, *summary = NULL, *interp = NULL,
+			   *note = NULL, *explain = NULL;
+		enum pt_class c;
+		struct class_def *cd;
+
+		if (cn->kind != YNODE_MAP) {
+			diag_error(d, file, cn->line, cn->col, "each class must be a mapping");
+			ret = -1;
+			continue;
+		}
+		if (ynode_check_keys(cn, keys, file, "a class", d) < 0 ||
+		    ynode_want_str(cn, "name", true, &name, file, "a class", d) < 0 ||
+		    ynode_want_str(cn, "title", true, &title, file, "a class", d) < 0 ||
+		    ynode_want_str(cn, "summary", true, &summary, file, "a class", d) < 0 ||
+		    ynode_want_str(cn, "interpret", true, &interp, file, "a class", d) < 0 ||
+		    ynode_want_str(cn, "interpret_note", false, &note, file, "a class", d) < 0 ||
+		    ynode_want_str(cn, "explain", false, &explain, file, "a class", d) < 0) {
+			ret = -1;
+			continue;
+		}
+		if ((c = class_from_name(name)) == CLASS_COUNT) {
+			diag_error(d, file, cn->line, cn->col, "unknown class '%s'", name);
+			ret = -1;
+			continue;
+		}
+		if (strcmp(interp, "reproduces") && strcmp(interp, "not-modelled") &&
+		    strcmp(interp, "partly")) {
+			const struct ynode *n = ynode_get(cn, "interpret");
+
+			diag_error(d, file, n->line, n->col,
+				   "interpret must be reproduces, not-modelled or partly, not '%s'", interp);
+			ret = -1;
+			continue;
+		}
+		if (rs->have_class[c]) {
+			diag_error(d, file, cn->line, cn->col, "class '%s' is defined twice", name);
+			ret = -1;
+			continue;
+		}
+		cd = &rs->classes[c];
+		rs->have_class[c] = true;
+		cd->title = xstrdup(title);
+		cd->summary = xstrdup(summary);
+		cd->interpret = xstrdup(interp);
+		cd->interpret_note = dup_or_null(note);
+		cd->explain = dup_or_null(explain);
+	}
+	return ret;
+}
+
+static int
+parse_flags_section(struct ruleset *rs, const struct ynode *list, const char *file,
+		    struct diag *d)
+{
+	static const char *const keys[] = { "id", "snippet", "why", NULL };
+	int ret = 0;
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *fn = list->items[i];
+		const char *id = NULL, *snippet = NULL, *why = NULL;
+
+		if (fn->kind != YNODE_MAP || ynode_check_keys(fn, keys, file, "a flag", d) < 0 ||
+		    ynode_want_str(fn, "id", true, &id, file, "a flag", d) < 0 ||
+		    ynode_want_str(fn, "snippet", true, &snippet, file, "a flag", d) < 0 ||
+		    ynode_want_str(fn, "why", true, &why, file, "a flag", d) < 0) {
+			if (fn->kind != YNODE_MAP)
+				diag_error(d, file, fn->line, fn->col, "each flag must be a mapping");
+			ret = -1;
+			continue;
+		}
+		if (ruleset_find_flag(rs, id)) {
+			diag_error(d, file, fn->line, fn->col, "duplicate flag id '%s'", id);
+			ret = -1;
+			continue;
+		}
+		XGROW(rs->flags, rs->alloc_flags, rs->nflags + 1);
+		rs->flags[rs->nflags].id = xstrdup(id);
+		rs->flags[rs->nflags].snippet = xstrdup(snippet);
+		rs->flags[rs->nflags].why = xstrdup(why);
+		rs->nflags++;
+	}
+	return ret;
+}
+
+static int
+parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag *d)
+{
+	static const char *const keys[] = {
+		"id", "family", "action", "change", "fallback", "expect", "requires", "subkinds",
+		"flags", NULL,
+	};
+	const char *id = NULL, *family = NULL, *action = NULL, *change = NULL, *fallback = NULL,
+		   *expect = NULL;
+	int bad = 0;
+
+	if (n->kind != YNODE_MAP) {
+		diag_error(d, file, n->line, n->col, "each rung must be a mapping");
+		return -1;
+	}
+	bad |= ynode_check_keys(n, keys, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "id", true, &id, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "family", true, &family, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "action", true, &action, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "change", false, &change, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "fallback", false, &fallback, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "expect", true, &expect, file, "a rung", d) < 0;
+	bad |= ynode_want_strv(n, "requires", false, &r->requires, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_strv(n, "subkinds", false, &r->subkinds, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_strv(n, "flags", false, &r->flags, NULL, file, "a rung", d) < 0;
+	if (!bad && change && strstr(change, "${") && !fallback) {
+		const struct ynode *c = ynode_get(n, "change");
+
+		diag_error(d, file, c->line, c->col,
+			   "a 'change' with ${values} needs a 'fallback' for logs that lack them");
+		bad = 1;
+	}
+	r->id = xstrdup(id ? id : "?");
+	r->family = dup_or_null(family);
+	r->action = dup_or_null(action);
+	r->change = dup_or_null(change);
+	r->fallback = dup_or_null(fallback);
+	r->expect = dup_or_null(expect);
+	return bad ? -1 : 0;
+}
+
+static int
+parse_ladders_section(struct ruleset *rs, const struct ynode *list, const char *file,
+		      struct diag *d)
+{
+	static const char *const keys[] = { "class", "rungs", NULL };
+	int ret = 0;
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *ln = list->items[i], *rungs = NULL;
+		enum pt_class c = CLASS_COUNT;
+		struct ladder *l;
+
+		if (ln->kind != YNODE_MAP || ynode_check_keys(ln, keys, file, "a ladder", d) < 0 ||
+		    parse_class_field(ln, &c, true, file, "a ladder", d) < 0 ||
+		    ynode_want(ln, "rungs", YNODE_SEQ, true, &rungs, file, "a ladder", d) < 0) {
+			if (ln->kind != YNODE_MAP)
+				diag_error(d, file, ln->line, ln->col, "each ladder must be a mapping");
+			ret = -1;
+			continue;
+		}
+		l = &rs->ladders[c];
+		if (l->nrungs) {
+			diag_error(d, file, ln->line, ln->col, "the ladder of '%s' is defined twice",
+				   class_name(c));
+			ret = -1;
+			continue;
+		}
+		l->rungs = xcalloc(rungs->n + 1, sizeof(*l->rungs));
+		for (size_t k = 0; k < rungs->n; k++, l->nrungs++) {
+			l->rungs[k].index = k;
+			if (parse_rung(&l->rungs[k], rungs->items[k], file, d) < 0)
+				ret = -1;
+		}
+	}
+	return ret;
+}
+
+static int
+parse_codes_section(struct ruleset *rs, const struct ynode *list, const char *file,
+		    struct diag *d)
+{
+	static const char *const keys[] = { "code", "name", "class", "summary", "link", NULL };
+	int ret = 0;
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *cn = list->items[i];
+		const char *code = NULL, *name = NULL, *summary = NULL, *link = NULL;
+		enum pt_class c = CLASS_UNKNOWN;
+		struct code_def *cd;
+
+		if (cn->kind != YNODE_MAP || ynode_check_keys(cn, keys, file, "a code", d) < 0 ||
+		    ynode_want_str(cn, "code", true, &code, file, "a code", d) < 0 ||
+		    ynode_want_str(cn, "name", true, &name, file, "a code", d) < 0 ||
+		    parse_class_field(cn, &c, true, file, "a code", d) < 0 ||
+		    ynode_want_str(cn, "summary", true, &summary, file, "a code", d) < 0 ||
+		    ynode_want_str(cn, "link", false, &link, file, "a code", d) < 0) {
+			if (cn->kind != YNODE_MAP)
+				diag_error(d, file, cn->line, cn->col, "each code must be a mapping");
+			ret = -1;
+			continue;
+		}
+		if (ruleset_find_code(rs, code)) {
+			diag_error(d, file, cn->line, cn->col, "duplicate code '%s'", code);
+			ret = -1;
+			continue;
+		}
+		XGROW(rs->codes, rs->alloc_codes, rs->ncodes + 1);
+		cd = &rs->codes[rs->ncodes++];
+		cd->code = xstrdup(code);
+		cd->name = xstrdup(name);
+		cd->cls = c;
+		cd->summary = xstrdup(summary);
+		cd->link = dup_or_null(link);
+	}
+	return ret;
+}
+
+static int
+parse_facts_section(struct ruleset *rs, const struct ynode *list, const char *file,
+		    struct diag *d)
+{
+	static const char *const keys[] = { "id", "sets", "pattern", "examples", NULL };
+	int ret = 0;
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *fn = list->items[i], *pn = NULL;
+		const char *id = NULL, *sets = NULL;
+		char **examples = NULL;
+		struct pattern *p = NULL;
+		struct fact_def *f;
+
+		if (fn->kind != YNODE_MAP || ynode_check_keys(fn, keys, file, "a fact", d) < 0 ||
+		    ynode_want_str(fn, "id", true, &id, file, "a fact", d) < 0 ||
+		    ynode_want_str(fn, "sets", true, &sets, file, "a fact", d) < 0 ||
+		    ynode_want(fn, "pattern", YNODE_SCALAR, true, &pn, file, "a fact", d) < 0 ||
+		    ynode_want_strv(fn, "examples", true, &examples, NULL, file, "a fact", d) < 0 ||
+		    !(p = pattern_parse(pn, PAT_ANY, file, d))) {
+			if (fn->kind != YNODE_MAP)
+				diag_error(d, file, fn->line, fn->col, "each fact must be a mapping");
+			strv_free(examples);
+			ret = -1;
+			continue;
+		}
+		XGROW(rs->facts, rs->alloc_facts, rs->nfacts + 1);
+		f = &rs->facts[rs->nfacts++];
+		f->id = xstrdup(id);
+		f->sets = xstrdup(sets);
+		f->file = xstrdup(file);
+		f->pat = p;
+		f->examples = examples;
+	}
+	return ret;
+}
+
+typedef int (*section_fn)(struct ruleset *, const struct ynode *, const char *, struct diag *);
+
+/* Every section but `rules`, which also needs the pack origin. */
+static const struct {
+	const char *key;
+	section_fn fn;
+} sections[] = {
+	{ "classes", parse_classes_section },
+	{ "ladders", parse_ladders_section },
+	{ "flags", parse_flags_section },
+	{ "codes", parse_codes_section },
+	{ "facts", parse_facts_section },
+};
+
+static int
+parse_schema_version(const struct ynode *root, const char *file, struct diag *d)
+{
+	long v = 1;
+
+	if (ynode_want_int(root, "schema_version", false, 0, 1000000, &v, file, "the file", d) < 0)
+		return -1;
+	if (v != 1) {
+		const struct ynode *n = ynode_get(root, "schema_version");
+
+		diag_error(d, file, n->line, n->col,
+			   "schema_version %ld is not supported by this pallas-triage (it reads 1)", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_chips(struct ruleset *rs, const struct ynode *root, const char *file, struct diag *d)
+{
+	const struct ynode *chips = ynode_get(root, "chips"), *dtypes = ynode_get(root, "dtypes");
+	struct chiptab *t = NULL;
+
+	if (!chips && !dtypes)
+		return 0;
+	if (rs->chips) {
+		diag_error(d, file, root->line, root->col, "the chip table is defined twice");
+		return -1;
+	}
+	if (chiptab_parse(&t, chips, dtypes, file, d) < 0)
+		return -1;
+	rs->chips = t;
+	return 0;
+}
+
+static int
+section_list(const struct ynode *root, const char *key, const char *file, struct diag *d,
+	     const struct ynode **out)
+{
+	const struct ynode *sec = ynode_get(root, key);
+
+	*out = NULL;
+	if (sec && sec->kind != YNODE_SEQ) {
+		diag_error(d, file, sec->line, sec->col, "section '%s' must be a list", key);
+		return -1;
+	}
+	*out = sec;
+	return 0;
+}
+
+int
+ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *name,
+		 const char *origin, struct diag *d)
+{
+	static const char *const keys[] = {
+		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
+		"dtypes", NULL,
+	};
+	struct ydoc doc = YDOC_INIT;
+	size_t before = d->nerrors;
+	const struct ynode *root, *sec = NULL;
+
+	if (ydoc_parse(&doc, buf, len, name, d) < 0)
+		return -1;
+	XGROW(rs->files, rs->alloc_files, rs->nfiles + 1);
+	rs->files[rs->nfiles++] = xstrdup(name);
+	root = doc.root;
+	if (!root) {
+		diag_error(d, name, 0, 0, "the file is empty");
+		goto out;
+	}
+	if (root->kind != YNODE_MAP) {
+		diag_error(d, name, root->line, root->col, "the file must be a mapping of sections "
+			   "(rules, classes, ladders, ...), not %s", ynode_kind_name(root->kind));
+		goto out;
+	}
+	ynode_check_keys(root, keys, name, "the file", d);
+	parse_schema_version(root, name, d);
+	if (section_list(root, "rules", name, d, &sec) == 0 && sec)
+		parse_rules_section(rs, sec, name, origin, d);
+	for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
+		if (section_list(root, sections[i].key, name, d, &sec) == 0 && sec)
+			sections[i].fn(rs, sec, name, d);
+	parse_chips(rs, root, name, d);
+out:
+	ydoc_release(&doc);
+	return d->nerrors > before ? -1 : 0;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool
+is_yaml_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return n[0] != '.' && len > 5 && strcmp(n + len - 5, ".yaml") == 0;
+}
+
+int
+ruleset_load_dir(struct ruleset *rs, const char *dir, const char *origin, struct diag *d,
+		 struct pt_err *err)
+{
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *de;
+	DIR *dp;
+	int ret = 0;
+
+	if (!(dp = opendir(dir)))
+		return pt_err_errno(err, PT_EXIT_DATA, "cannot read the rules directory '%s'", dir);
+	while ((de = readdir(dp)))
+		if (is_yaml_name(de->d_name)) {
+			XGROW(names, alloc, n + 1);
+			names[n++] = xstrdup(de->d_name);
+		}
+	closedir(dp);
+	qsort(names, n, sizeof(*names), name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		struct buf text = BUF_INIT;
+		struct pt_err ferr = PT_ERR_INIT;
+
+		if (util_read_file(path, &text, RULES_FILE_MAX, &ferr) < 0) {
+			diag_error(d, path, 0, 0, "%s", ferr.msg);
+			ret = -1;
+		} else if (ruleset_load_buf(rs, text.data, text.len, path, origin, d) < 0)
+			ret = -1;
+		buf_release(&text);
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	if (n == 0) {
+		diag_error(d, dir, 0, 0, "no *.yaml rule files in this directory");
+		ret = -1;
+	}
+	return ret;
+}
+
+static void
+check_ladder_refs(const struct ruleset *rs, struct diag *d)
+{
+	for (int c = 0; c < CLASS_COUNT; c++)
+		for (size_t i = 0; i < rs->ladders[c].nrungs; i++) {
+			const struct rung *r = &rs->ladders[c].rungs[i];
+
+			for (char **f = r->flags; f && *f; f++)
+				if (!ruleset_find_flag(rs, *f))
+					diag_error(d, "rules", 0, 0, "rung '%s' names unknown flag '%s'",
+						   r->id, *f);
+		}
+}
+
+int
+ruleset_finish(struct ruleset *rs, struct diag *d)
+{
+	size_t before = d->nerrors;
+
+	if (rs->nrules == 0)
+		diag_error(d, "rules", 0, 0, "no rules were loaded");
+	for (int c = 0; c < CLASS_COUNT; c++)
+		if (!rs->have_class[c])
+			diag_error(d, "rules", 0, 0, "class '%s' is not described (classes.yaml)",
+				   class_name((enum pt_class)c));
+	check_ladder_refs(rs, d);
+	/* The scanner's pattern index: rules in order, then facts. Rebuilt here
+	 * because a pack may have replaced rules after they were first added. */
+	rs->npatterns = 0;
+	for (size_t i = 0; i < rs->nrules; i++)
+		for (size_t k = 0; k < rs->rules[i]->npats; k++)
+			ruleset_add_pattern(rs, rs->rules[i]->pats[k]);
+	for (size_t i = 0; i < rs->nfacts; i++)
+		ruleset_add_pattern(rs, rs->facts[i].pat);
+	return d->nerrors > before ? -1 : 0;
+}
+
+const struct rule *
+ruleset_find_rule(const struct ruleset *rs, const char *id)
+{
+	for (size_t i = 0; i < rs->nrules; i++)
+		if (strcmp(rs->rules[i]->id, id) == 0)
+			return rs->rules[i];
+	return NULL;
+}
+
+const struct code_def *
+ruleset_find_code(const struct ruleset *rs, const char *code)
+{
+	for (size_t i = 0; i < rs->ncodes; i++)
+		if (strcasecmp(rs->codes[i].code, code) == 0)
+			return &rs->codes[i];
+	return NULL;
+}
+
+const struct flag_def *
+ruleset_find_flag(const struct ruleset *rs, const char *id)
+{
+	for (size_t i = 0; i < rs->nflags; i++)
+		if (strcmp(rs->flags[i].id, id) == 0)
+			return &rs->flags[i];
+	return NULL;
+}
+
+char *
+rules_user_dir(void)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/pallas-triage/rules", xdg);
+	return xasprintf("%s/.local/share/pallas-triage/rules", home && *home ? home : ".");
+}
+
+char *
+rules_locate(const char *opt, struct pt_err *err)
+{
+	const char *env = getenv("PALLAS_TRIAGE_RULES");
+	char *user;
+
+	if (opt) {
+		if (!util_is_dir(opt)) {
+			pt_err_set(err, PT_EXIT_USAGE, "--rules '%s' is not a directory", opt);
+			return NULL;
+		}
+		return xstrdup(opt);
+	}
+	if (env && *env) {
+		if (!util_is_dir(env)) {
+			pt_err_set(err, PT_EXIT_DATA, "PALLAS_TRIAGE_RULES='%s' is not a directory", env);
+			return NULL;
+		}
+		return xstrdup(env);
+	}
+	user = rules_user_dir();
+	if (util_is_dir(user))
+		return user;
+	free(user);
+	if (util_is_dir(PT_DATADIR "/rules"))
+		return xstrdup(PT_DATADIR "/rules");
+	if (util_is_dir(PT_SRCDIR "/rules"))
+		return xstrdup(PT_SRCDIR "/rules");
+	pt_err_set(err, PT_EXIT_DATA, "no rules directory found (tried --rules, $PALLAS_TRIAGE_RULES, "
+		   "the user rules directory, " PT_DATADIR "/rules, " PT_SRCDIR "/rules)");
+	return NULL;
+}

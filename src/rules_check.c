@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* `rules test` and the literal warnings of `rules validate`; see pt/rules_check.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/classify.h"
+#include "pt/literal.h"
+#include "pt/rules_check.h"
+
+static void
+check_captures(const struct classifier *c, const struct rule *r, const struct example *ex,
+	       size_t k, FILE *out, struct check_result *res)
+{
+	const struct vars *caps = classifier_captures(c, r);
+
+	for (size_t i = 0; ex->cap_names && ex->cap_names[i]; i++) {
+		const char *got = vars_get(caps, ex->cap_names[i]);
+
+		if (!got || strcmp(got, ex->cap_values[i]) != 0) {
+			fprintf(out, "%s:%d: %s: match example %zu captured %s='%s', expected '%s'\n",
+				r->file, ex->line, r->id, k, ex->cap_names[i], got ? got : "(nothing)",
+				ex->cap_values[i]);
+			res->failed++;
+		} else {
+			res->passed++;
+		}
+	}
+}
+
+static void
+check_example(const struct ruleset *rs, const struct rule *r, const struct example *ex,
+	      size_t k, bool want, FILE *out, struct check_result *res)
+{
+	struct classifier *c = classifier_new(rs);
+	struct verdict v;
+	bool fired;
+
+	classifier_feed(c, ex->log, strlen(ex->log));
+	classifier_finish(c, &v);
+	fired = classifier_fired(c, r);
+	if (fired != want) {
+		fprintf(out, "%s:%d: %s: %s example %zu %s\n", r->file, ex->line, r->id,
+			want ? "match" : "no_match", k, want ? "did not fire" : "fired");
+		res->failed++;
+	} else {
+		res->passed++;
+	}
+	if (want && fired)
+		check_captures(c, r, ex, k, out, res);
+	verdict_release(&v);
+	classifier_free(c);
+}
+
+static void
+check_fact(const struct ruleset *rs, const struct fact_def *f, FILE *out, struct check_result *res)
+{
+	for (size_t k = 0; f->examples && f->examples[k]; k++) {
+		struct classifier *c = classifier_new(rs);
+		struct verdict v;
+
+		classifier_feed(c, f->examples[k], strlen(f->examples[k]));
+		classifier_finish(c, &v);
+		if (!vars_get(classifier_env(c), f->sets)) {
+			fprintf(out, "%s:%d: %s: example %zu did not set '%s'\n", f->file,
+				f->pat->line, f->id, k + 1, f->sets);
+			res->failed++;
+		} else {
+			res->passed++;
+		}
+		verdict_release(&v);
+		classifier_free(c);
+	}
+}
+
+void
+rules_check_examples(const struct ruleset *rs, FILE *out, struct check_result *res)
+{
+	res->passed = res->failed = 0;
+	for (size_t i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		for (size_t k = 0; k < r->nmatch_ex; k++)
+			check_example(rs, r, &r->match_ex[k], k + 1, true, out, res);
+		for (size_t k = 0; k < r->nnomatch_ex; k++)
+			check_example(rs, r, &r->nomatch_ex[k], k + 1, false, out, res);
+	}
+	for (size_t i = 0; i < rs->nfacts; i++)
+		check_fact(rs, &rs->facts[i], out, res);
+}
+
+void
+rules_check_literals(const struct ruleset *rs, struct diag *d)
+{
+	for (size_t i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		for (size_t k = 0; k < r->npats; k++) {
+			char **lits = NULL;
+			size_t n = 0;
+			bool ok = literal_extract(r->pats[k]->src, &lits, &n) > 0;
+
+			for (size_t j = 0; ok && j < n; j++)
+				if (strlen(lits[j]) < 4)
+					ok = false;
+			literal_list_free(lits);
+			if (!ok && !r->literals)
+				diag_warning(d, r->file, r->pats[k]->line, r->pats[k]->col,
+					     "rule '%s': pattern has no literal of 4 bytes or more and the rule "
+					     "declares no 'literals'; it runs on every line", r->id);
+		}
+	}
+}
