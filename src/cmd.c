@@ -45,18 +45,40 @@ cmd_print_usage(const struct cmd_entry *e, FILE *fp)
 	}
 }
 
+/* The command words at the start of the usage line ("rules list"), for 'help'. */
+static int
+help_target_len(const struct cmd_entry *e)
+{
+	const char *u = e->usage, *p = u;
+
+	while (*p && *p != '[' && *p != '-' && !(*p >= 'A' && *p <= 'Z'))
+		p++;
+	while (p > u && p[-1] == ' ')
+		p--;
+	return (int)(p - u);
+}
+
 int
 cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	fflush(stdout);
-	fputs("pallas-triage: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nusage: pallas-triage %s\ntry 'pallas-triage help %s'\n",
-		e ? e->usage : "[OPTIONS] [LOG]", e ? e->name : "");
+	if (fmt) {
+		fputs("pallas-triage: error: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	if (!e) {
+		fputs("try 'pallas-triage help'\n", stderr);
+		return PT_EXIT_USAGE;
+	}
+	n = help_target_len(e);
+	fprintf(stderr, "usage: pallas-triage %s\ntry 'pallas-triage help %.*s'\n", e->usage,
+		n ? n : (int)strlen(e->name), n ? e->usage : e->name);
 	return PT_EXIT_USAGE;
 }
 
@@ -119,6 +141,28 @@ cmd_use_color(const struct pt_ctx *ctx, FILE *fp)
 	return isatty(fileno(fp));
 }
 
+/*
+ * The rules must be loaded before run(), but --rules may come after the
+ * command name (`pallas-triage triage --rules DIR log`): look for the global
+ * options first. Parsing stops at "--", after which arguments belong to a
+ * command line being wrapped (`run -- python k.py --rules x`).
+ */
+static int
+prescan_globals(const struct cmd_entry *e, int argc, char **argv, struct pt_ctx *ctx)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i], *val = NULL;
+
+		if (strncmp(a, "--rules=", 8) == 0)
+			val = a + 8;
+		else if (strcmp(a, "--rules") == 0 && i + 1 < argc)
+			val = argv[++i];
+		if (val && cmd_global_option(e, ctx, OPT_GLOBAL_RULES, val) != 0)
+			return PT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int
 cmd_dispatch(const struct cmd_entry *const *table, int argc, char **argv, struct pt_ctx *ctx,
 	     const char *prefix)
@@ -144,10 +188,22 @@ cmd_dispatch(const struct cmd_entry *const *table, int argc, char **argv, struct
 		}
 		return cmd_dispatch(e->sub, argc - 1, argv + 1, ctx, e->name);
 	}
-	if ((e->flags & CMD_NEEDS_RULES) && (rc = cmd_load_rules(ctx)) != 0)
+	if (e->flags & CMD_NEEDS_RULES) {
+		if ((rc = prescan_globals(e, argc, argv, ctx)) != 0 || (rc = cmd_load_rules(ctx)) != 0)
+			return rc;
+	}
+	{
+		/* getopt's messages start with argv[0]: make it say who complains */
+		char *saved = argv[0], *label = xasprintf("pallas-triage %s%s%s", prefix ? prefix : "",
+							   prefix ? " " : "", e->name);
+
+		argv[0] = label;
+		optind = 0;
+		rc = e->run(argc, argv, ctx);
+		argv[0] = saved;
+		free(label);
 		return rc;
-	optind = 0;
-	return e->run(argc, argv, ctx);
+	}
 }
 
 int
@@ -171,7 +227,7 @@ cmd_global_option(const struct cmd_entry *e, struct pt_ctx *ctx, int c, const ch
 		ctx->no_input = true;
 		return 0;
 	default:
-		/* getopt_long already printed what was wrong */
-		return cmd_usage_error(e, "bad option");
+		/* getopt_long already said what was wrong */
+		return cmd_usage_error(e, NULL);
 	}
 }

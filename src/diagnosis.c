@@ -77,19 +77,25 @@ print_header(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool c
 	}
 }
 
+/* One row per line: several rules often cite the same line. */
 static void
 print_evidence(FILE *fp, const struct verdict *v, bool color)
 {
 	if (!v->nev)
 		return;
 	fprintf(fp, "\n%sevidence%s\n", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
-	for (size_t i = 0; i < v->nev; i++) {
+	for (size_t i = 0; i < v->nev;) {
 		const struct evidence *e = &v->ev[i];
+		size_t j = i;
 
 		fprintf(fp, "  %6zu: ", e->line);
 		term_put_highlight(fp, e->text, strlen(e->text), e->mstart, e->mend,
 				   color ? TERM_YELLOW : NULL);
-		fprintf(fp, "  %s[%s]%s\n", c_on(color, TERM_DIM), e->rule->id, c_on(color, TERM_RESET));
+		fprintf(fp, "  %s[", c_on(color, TERM_DIM));
+		for (; j < v->nev && v->ev[j].line == e->line; j++)
+			fprintf(fp, "%s%s", j > i ? ", " : "", v->ev[j].rule->id);
+		fprintf(fp, "]%s\n", c_on(color, TERM_RESET));
+		i = j;
 	}
 }
 

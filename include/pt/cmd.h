@@ -51,7 +51,8 @@ int cmd_dispatch(const struct cmd_entry *const *table, int argc, char **argv, st
 		 const char *prefix);
 /* Print "usage: pallas-triage USAGE" plus help to fp. */
 void cmd_print_usage(const struct cmd_entry *e, FILE *fp);
-/* Print a one-line reason and "try 'pallas-triage help NAME'" to stderr; returns PT_EXIT_USAGE. */
+/* Print a one-line reason (none when fmt is NULL), the usage and "try 'pallas-triage help NAME'"
+ * to stderr; returns PT_EXIT_USAGE. */
 int cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...) PT_PRINTF(2, 3);
 /* After getopt_long: check the operand count (argc - optind); returns 0 or PT_EXIT_USAGE. */
 int cmd_check_args(const struct cmd_entry *e, int argc, int optind_);

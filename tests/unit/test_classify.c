@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Engine tests on the fixture rules (tests/fixtures/rules): scoring, all/none
+ * composition, ingestion (CRLF, ANSI, prefixes, wraps, NUL bytes, long
+ * lines), and that the verdict does not depend on how the log was chunked.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/classify.h"
+#include "pt/rules.h"
+#include "test.h"
+
+static struct ruleset *
+load_fixture(void)
+{
+	const char *src = getenv("SRC");
+	char path[4096];
+	struct diag d = DIAG_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct ruleset *rs = ruleset_new();
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/rules", src ? src : ".");
+	if (ruleset_load_dir(rs, path, NULL, &d, &err) < 0 || ruleset_finish(rs, &d) < 0) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "%s\n", err.msg);
+		exit(2);
+	}
+	diag_release(&d);
+	return rs;
+}
+
+static void
+classify_chunked(const struct ruleset *rs, const char *log, size_t len, size_t chunk,
+		 struct verdict *v)
+{
+	struct classifier *c = classifier_new(rs);
+
+	for (size_t off = 0; off < len; off += chunk)
+		classifier_feed(c, log + off, len - off < chunk ? len - off : chunk);
+	classifier_finish(c, v);
+	classifier_free(c);
+}
+
+static const char *oom_log =
+	"Traceback (most recent call last):\n"
+	"  File \"/home/u/k.py\", line 12, in <module>\n"
+	"    out = pl.pallas_call(kernel)(x)\n"
+	"  File \"/usr/lib/python3/site-packages/jax/_src/x.py\", line 3, in f\n"
+	"jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used 20.0M of 16.0M vmem.\n"
+	"Operator: op_name=\"jit(f)/pallas_call\"\n";
+
+static void
+test_basic(const struct ruleset *rs)
+{
+	struct verdict v;
+
+	classify_text(rs, oom_log, strlen(oom_log), &v);
+	CHECK_INTEQ(v.cls, CLASS_CAPACITY);
+	CHECK_STREQ(v.subkind, "scoped-vmem");
+	CHECK_STREQ(v.message, "needs 20.0M of 16.0M");
+	CHECK_STREQ(vars_get(&v.vars, "used"), "20.0M");
+	CHECK_INTEQ(v.key_lineno, 5);
+	CHECK_STREQ(v.loc.file, "/home/u/k.py");
+	CHECK_INTEQ(v.loc.line, 12);
+	CHECK_INTEQ(v.nlines, 6);
+	CHECK(v.confidence > 0.8);
+	verdict_release(&v);
+}
+
+static void
+test_none_makes_unknown(const struct ruleset *rs)
+{
+	const char *log = "x\nRESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used 20.0M of 16.0M vmem.\n";
+	struct verdict v;
+
+	classify_text(rs, log, strlen(log), &v);
+	CHECK_INTEQ(v.cls, CLASS_UNKNOWN);
+	CHECK_STREQ(v.reason, "a VMEM OOM of an ordinary XLA fusion, not a Pallas kernel");
+	verdict_release(&v);
+	classify_text(rs, "all fine\nnothing here\n", 22, &v);
+	CHECK_INTEQ(v.cls, CLASS_UNKNOWN);
+	CHECK(v.reason && strstr(v.reason, "no Pallas kernel failure evidence"));
+	CHECK(v.top_rule == NULL);
+	verdict_release(&v);
+}
+
+static void
+test_chunk_invariance(const struct ruleset *rs)
+{
+	static const size_t chunks[] = { 1, 2, 7, 64, 4096 };
+	struct verdict ref, v;
+
+	classify_text(rs, oom_log, strlen(oom_log), &ref);
+	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		classify_chunked(rs, oom_log, strlen(oom_log), chunks[i], &v);
+		CHECK_INTEQ(v.cls, ref.cls);
+		CHECK_INTEQ(v.nev, ref.nev);
+		CHECK_INTEQ(v.key_lineno, ref.key_lineno);
+		CHECK_STREQ(v.fingerprint, ref.fingerprint);
+		verdict_release(&v);
+	}
+	verdict_release(&ref);
+}
+
+static void
+test_decorations(const struct ruleset *rs)
+{
+	const char *crlf = "a\r\nRACE DETECTED\r\n";
+	const char *ansi = "\033[31mRACE\033[0m DETECTED\n";
+	const char *pytest = "E   Mismatched elements: 3 / 100 (3%)\n";
+	const char *logger = "(EngineCore pid=123) ERROR 01-02 12:00:00 [x.py:1] Mismatched elements: 5 / 9\n";
+	struct verdict v;
+
+	classify_text(rs, crlf, strlen(crlf), &v);
+	CHECK_INTEQ(v.cls, CLASS_SYNCHRONIZATION);
+	CHECK_STREQ(v.key_line, "RACE DETECTED");
+	verdict_release(&v);
+	classify_text(rs, ansi, strlen(ansi), &v);
+	CHECK_INTEQ(v.cls, CLASS_SYNCHRONIZATION);
+	verdict_release(&v);
+	classify_text(rs, pytest, strlen(pytest), &v);
+	CHECK_INTEQ(v.cls, CLASS_NUMERICS);
+	CHECK_STREQ(v.key_line, "Mismatched elements: 3 / 100 (3%)");
+	verdict_release(&v);
+	classify_text(rs, logger, strlen(logger), &v);
+	CHECK_STREQ(v.key_line, "Mismatched elements: 5 / 9");
+	CHECK_STREQ(vars_get(&v.vars, "bad"), "5");
+	verdict_release(&v);
+}
+
+static void
+test_wrapped(const struct ruleset *rs)
+{
+	const char *log = "ValueError: the last two dimensions must be divisible by 8 and 128 respectively, or\n"
+			  "be equal; has block shape (4, 384), array shape (1024, 4096)\n";
+	struct verdict v;
+
+	classify_text(rs, log, strlen(log), &v);
+	CHECK_INTEQ(v.cls, CLASS_LAYOUT);
+	CHECK_STREQ(vars_get(&v.vars, "block"), "(4, 384)");
+	CHECK_INTEQ(v.key_lineno, 1);
+	verdict_release(&v);
+}
+
+static void
+test_hostile_bytes(const struct ruleset *rs)
+{
+	static const char head[] = "bin\0ary \xff\xfe\x80 junk\n";
+	size_t big = 300 * 1024, len = sizeof(head) - 1;
+	char *log = malloc(big + 200);
+	struct verdict v;
+
+	memcpy(log, head, len);
+	memset(log + len, 'x', big);
+	len += big;
+	log[len++] = '\n';
+	len += (size_t)snprintf(log + len, 100, "RACE DETECTED\nMismatched elements: 1 / 2\n");
+	classify_chunked(rs, log, len, 4096, &v);
+	CHECK_INTEQ(v.long_lines, 1);
+	CHECK_INTEQ(v.nlines, 4);
+	CHECK_INTEQ(v.scores[CLASS_SYNCHRONIZATION].first_line, 3);
+	CHECK_INTEQ(v.scores[CLASS_NUMERICS].first_line, 4);
+	verdict_release(&v);
+	free(log);
+}
+
+static void
+test_tie_and_match_limit(const struct ruleset *rs)
+{
+	const char *tie = "Mismatched elements: 1 / 2\nRACE DETECTED\n";
+	char slow[200];
+	struct verdict v;
+
+	/* equal weights: the earlier line (the innermost error) wins */
+	classify_text(rs, tie, strlen(tie), &v);
+	CHECK_INTEQ(v.cls, CLASS_NUMERICS);
+	CHECK_INTEQ(v.runner_up, CLASS_SYNCHRONIZATION);
+	verdict_release(&v);
+	/* the trailing 'b' defeats PCRE2's required-character shortcut */
+	snprintf(slow, sizeof(slow), "xyzzy%0*dc b\nRACE DETECTED\n", 40, 0);
+	for (char *p = slow + 5; *p == '0'; p++)
+		*p = 'a';
+	classify_text(rs, slow, strlen(slow), &v);
+	CHECK(v.match_errors >= 1);
+	CHECK_INTEQ(v.cls, CLASS_SYNCHRONIZATION);
+	verdict_release(&v);
+}
+
+int
+main(void)
+{
+	struct ruleset *rs = load_fixture();
+
+	test_basic(rs);
+	test_none_makes_unknown(rs);
+	test_chunk_invariance(rs);
+	test_decorations(rs);
+	test_wrapped(rs);
+	test_hostile_bytes(rs);
+	test_tie_and_match_limit(rs);
+	ruleset_free(rs);
+	return TEST_DONE();
+}
