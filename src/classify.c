@@ -27,7 +27,6 @@
  * <= MAX + READ_CHUNK before it is cut), plus room for a read. */
 #define WIN_SIZE (4 * CLASSIFY_MAX_LINE + 2 * READ_CHUNK)
 #define MIN_READ (CLASSIFY_MAX_LINE)
-#define MIN_LITERAL 4
 
 /* Literal ids past the patterns' ids, for the lines the engine reads itself. */
 enum { AUX_PY_FRAME, AUX_LOC, AUX_ERROR, AUX_EXCEPTION, AUX_COUNT };
@@ -113,7 +112,7 @@ add_pattern_literals(struct classifier *c, const struct pattern *p)
 	if (literal_extract(p->src, &lits, &n) == 0)
 		usable = false;
 	for (size_t i = 0; usable && i < n; i++)
-		if (strlen(lits[i]) < MIN_LITERAL)
+		if (strlen(lits[i]) < RULE_MIN_LITERAL)
 			usable = false;
 	if (!usable && p->rule && p->rule->literals) {
 		literal_list_free(lits);
@@ -732,13 +731,20 @@ collect_evidence(const struct classifier *c, struct verdict *v)
 
 	for (size_t i = 0; i < v->nfired && v->nev < CLASSIFY_MAX_EVIDENCE; i++) {
 		const struct rule *r = v->fired[i];
+		size_t first = v->nev;
 
 		for (size_t k = 0; k < r->npats && v->nev < CLASSIFY_MAX_EVIDENCE; k++) {
 			const struct pattern *p = r->pats[k];
 			const struct pat_state *st = &c->ps[p->index];
 			struct evidence *e;
+			bool seen = false;
 
 			if (!st->hit || p->role == PAT_NONE)
+				continue;
+			/* two patterns of one rule on one line are one piece of evidence */
+			for (size_t j = first; j < v->nev; j++)
+				seen |= v->ev[j].line == st->line;
+			if (seen)
 				continue;
 			XGROW(v->ev, alloc, v->nev + 1);
 			e = &v->ev[v->nev++];

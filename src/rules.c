@@ -395,6 +395,14 @@ rule_parse(const struct ynode *rn, const char *file, const char *origin, struct 
 	bad |= ynode_want_str(rn, "explain", false, &ex, file, "a rule", d) < 0;
 	bad |= ynode_want_strv(rn, "links", false, &r->links, NULL, file, "a rule", d) < 0;
 	bad |= ynode_want_strv(rn, "literals", false, &r->literals, NULL, file, "a rule", d) < 0;
+	for (char **l = r->literals; l && *l; l++)
+		if (strlen(*l) < RULE_MIN_LITERAL) {
+			const struct ynode *n = ynode_get(rn, "literals");
+
+			diag_error(d, file, n->line, n->col, "literal '%s' is shorter than %d bytes: the "
+				   "prefilter cannot use it", *l, RULE_MIN_LITERAL);
+			bad = 1;
+		}
 	bad |= ynode_want_bool(rn, "overrides", &r->overrides, file, "a rule", d) < 0;
 	if (ynode_want(rn, "match", YNODE_MAP, true, &mn, file, "a rule", d) < 0 ||
 	    parse_match(r, mn, file, d) < 0)

@@ -100,7 +100,7 @@ rules_check_literals(const struct ruleset *rs, struct diag *d)
 			bool ok = literal_extract(r->pats[k]->src, &lits, &n) > 0;
 
 			for (size_t j = 0; ok && j < n; j++)
-				if (strlen(lits[j]) < 4)
+				if (strlen(lits[j]) < RULE_MIN_LITERAL)
 					ok = false;
 			literal_list_free(lits);
 			if (!ok && !r->literals)

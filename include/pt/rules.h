@@ -15,6 +15,9 @@
 struct match;
 struct chiptab;
 
+/* The prefilter indexes 4-byte windows: a shorter literal cannot be found. */
+#define RULE_MIN_LITERAL 4
+
 /* The six verdicts, in this fixed order everywhere (scores, JSON, tables). */
 enum pt_class {
 	CLASS_LAYOUT,

@@ -1,0 +1,61 @@
+#!/bin/sh
+# Command-line behaviour: help, version, usage errors, exit statuses, JSON
+# shape, colour policy, and the rule search order.
+. "$(dirname "$0")/../lib.sh"
+L=$SRC/tests/triage
+status() { "$@" >/dev/null 2>&1 </dev/null; echo $?; }
+
+check "help lists commands" sh -c "$PT help | grep -q '^  explain '"
+check "--help is help" sh -c "$PT --help | grep -q '^usage: pallas-triage'"
+check "help for a subcommand" sh -c "$PT help rules test | grep -q 'rules test'"
+check "command -h prints usage, exit 0" sh -c "$PT triage -h | grep -q 'exit status: 0 a Pallas failure'"
+check "--version" sh -c "$PT --version | grep -Eq '^pallas-triage [0-9]+\.[0-9]+\.[0-9]+$'"
+check "unknown command exits 2" test "$(status $PT rules frob)" = 2
+check "unknown option exits 2" test "$(status $PT --frob x.log)" = 2
+check "a class exits 0" test "$(status $PT --no-input $L/layout-block-divisible.log)" = 0
+check "unknown exits 1" test "$(status $PT --no-input $L/unknown-plain.log)" = 1
+check "missing log exits 3" test "$(status $PT --no-input $T/nope.log)" = 3
+check "explain a class" sh -c "$PT explain capacity | grep -q 'fix ladder, cheapest first'"
+check "explain an error code" sh -c "$PT explain E1001 | grep -q 'capacity'"
+check "explain a rule" sh -c "$PT explain \$($PT rules list --class layout | head -1 | cut -d' ' -f1) | grep -q 'patterns:'"
+check "explain nothing exits 2" test "$(status $PT explain no-such-thing)" = 2
+check "rules list --class filters" sh -c "! $PT rules list --class numerics | grep -qv ' numerics '"
+
+# JSON: one object with the documented keys
+$PT --json $L/capacity-scoped.log >"$T/j.json"
+check "json has the documented keys" python3 - "$T/j.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+need = ["schema_version", "class", "subkind", "confidence", "evidence", "runner_up",
+        "location", "environment", "fingerprint", "ladder"]
+assert all(k in d for k in need), [k for k in need if k not in d]
+assert d["schema_version"] == 1 and d["class"] == "capacity"
+assert all({"line", "text", "rule"} <= set(e) for e in d["evidence"])
+PY
+check "json for unknown has a reason" sh -c "$PT --json $L/unknown-hbm-oom.log | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"class\"]==\"unknown\" and d[\"reason\"]'"
+
+# colour only when asked or at a terminal, never with NO_COLOR
+check "no colour in a pipe" sh -c "! $PT --no-input $L/sync-race.log | grep -q \"\$(printf '\\033')\""
+check "--color always colours" sh -c "$PT --color always --no-input $L/sync-race.log | grep -q \"\$(printf '\\033')\""
+check "NO_COLOR wins over a terminal" sh -c "NO_COLOR=1 script -qec '$PT --no-input $L/sync-race.log' /dev/null | grep -vq \"\$(printf '\\033\\\\[1m')\""
+
+# a log that tries to drive the terminal is escaped
+printf 'RACE DETECTED \033]0;pwned\007 \033[2J \rfake\a\n' >"$T/evil.log"
+check "control bytes from a log are shown escaped" sh -c "$PT --no-input $T/evil.log | grep -q 'x0dfake.x07'"
+check "no raw ESC from a log reaches the terminal" sh -c "! $PT --no-input --color never $T/evil.log | grep -q \"\$(printf '\\033')\""
+
+# no log at a terminal is a usage error, not a hang
+check "no log at a terminal exits 2" sh -c "script -qec '$PT; echo rc=\$?' /dev/null </dev/null | grep -q 'rc=2'"
+
+# rule search order: --rules beats PALLAS_TRIAGE_RULES beats the user dir
+mkdir -p "$XDG_DATA_HOME/pallas-triage"
+cp -r "$SRC/tests/fixtures/rules" "$XDG_DATA_HOME/pallas-triage/rules"
+check "user rules dir is used" sh -c "$PT rules list | grep -q '^capacity.oom '"
+check "PALLAS_TRIAGE_RULES beats the user dir" sh -c "PALLAS_TRIAGE_RULES=$SRC/rules $PT rules list | grep -qv '^capacity.oom '"
+check "--rules beats the environment" sh -c "PALLAS_TRIAGE_RULES=$SRC/rules $PT --rules $SRC/tests/fixtures/rules rules list | grep -q '^capacity.oom '"
+check "a bad PALLAS_TRIAGE_RULES exits 3" test "$(PALLAS_TRIAGE_RULES=$T/none status $PT rules list)" = 3
+rm -rf "$XDG_DATA_HOME/pallas-triage"
+
+# stdout write errors are reported
+check "write error to a full device exits 4" sh -c "$PT --no-input $L/sync-race.log >/dev/full 2>/dev/null; test \$? = 4"
+finish
