@@ -39,8 +39,11 @@ ingest_strip_ansi(char *buf, size_t len)
 				r++;
 			else if (r < len && buf[r] == 0x1b)
 				r += 2;
-		} else if (r < len && buf[r] != '\n') {  /* two-byte escape */
-			r++;
+		} else {                                 /* ESC, intermediates 0x20-0x2f, final byte */
+			while (r < len && (unsigned char)buf[r] >= 0x20 && (unsigned char)buf[r] <= 0x2f)
+				r++;
+			if (r < len && buf[r] != '\n')
+				r++;
 		}
 	}
 	return w;

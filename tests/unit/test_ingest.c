@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/* Ingestion: ANSI stripping, line decorations, frames, locations, wraps. */
+#include <string.h>
+
+#include "pt/ingest.h"
+#include "test.h"
+
+static const char *
+trimmed(const char *line, char *out, size_t outlen)
+{
+	size_t len = strlen(line);
+	size_t off = ingest_trim(line, &len);
+
+	snprintf(out, outlen, "%.*s", (int)len, line + off);
+	return out;
+}
+
+static void
+test_ansi(void)
+{
+	char buf[128] = "\033[1;31mERROR\033[0m: x\n\033]0;title\007y\033(Bz";
+	char cut[32] = "trailing \033[";
+	size_t n;
+
+	n = ingest_strip_ansi(buf, strlen(buf));
+	buf[n] = '\0';
+	CHECK_STREQ(buf, "ERROR: x\nyz");
+	n = ingest_strip_ansi(cut, strlen(cut));
+	CHECK_INTEQ(n, 9);
+}
+
+static void
+test_trim(void)
+{
+	char out[256];
+
+	CHECK_STREQ(trimmed("E   AssertionError: x\r", out, sizeof(out)), "AssertionError: x");
+	CHECK_STREQ(trimmed("E       Mismatched elements: 1 / 2", out, sizeof(out)), "Mismatched elements: 1 / 2");
+	CHECK_STREQ(trimmed("E", out, sizeof(out)), "E");
+	CHECK_STREQ(trimmed("Every line", out, sizeof(out)), "Every line");
+	CHECK_STREQ(trimmed("(EngineCore pid=123) ERROR 01-02 12:00:00 [core.py:12] boom", out, sizeof(out)), "boom");
+	CHECK_STREQ(trimmed("[rank0]: RuntimeError: x", out, sizeof(out)), "RuntimeError: x");
+	CHECK_STREQ(trimmed("Step #4 - \"run_e2e_tests\": E0000 00:00:1.2 3 x.cc:1] boom", out, sizeof(out)), "boom");
+	CHECK_STREQ(trimmed("2022-03-07 18:41:42.980600: E external/x/y.cc:2124] Execution failed", out, sizeof(out)),
+		    "Execution failed");
+	CHECK_STREQ(trimmed("2024-05-01T12:00:00.123Z RACE DETECTED", out, sizeof(out)), "RACE DETECTED");
+	CHECK_STREQ(trimmed("ERROR:root:kernel failed", out, sizeof(out)), "kernel failed");
+	CHECK_STREQ(trimmed("  File \"/a.py\", line 3, in f", out, sizeof(out)), "  File \"/a.py\", line 3, in f");
+}
+
+static void
+test_frames(void)
+{
+	struct frame f;
+	const char *py = "  File \"/home/u/k.py\", line 42, in my_kernel";
+	const char *loc = "at location: loc(\"/dot\"(callsite(\"inner\"(\"/usr/lib/python3/site-packages/jax/_src/x.py\":1:2) "
+			  "at callsite(\"kern\"(\"/home/u/k.py\":19:4) at \"<module>\"(\"/home/u/run.py\":7:0)))))";
+
+	CHECK(ingest_parse_py_frame(py, strlen(py), &f));
+	CHECK_INTEQ(f.line, 42);
+	CHECK(f.file_len == 12 && memcmp(f.file, "/home/u/k.py", 12) == 0);
+	CHECK(f.func_len == 9 && memcmp(f.func, "my_kernel", 9) == 0);
+	CHECK(!ingest_parse_py_frame("File without quote", 18, &f));
+	CHECK(ingest_parse_loc(loc, strlen(loc), &f));
+	CHECK(f.file_len == 12 && memcmp(f.file, "/home/u/k.py", 12) == 0);
+	CHECK_INTEQ(f.line, 19);
+	CHECK_INTEQ(f.col, 4);
+	CHECK(f.func && f.func_len == 4 && memcmp(f.func, "kern", 4) == 0);
+	CHECK(ingest_is_library_path("/usr/lib/python3.11/site-packages/jax/x.py", 41));
+	CHECK(!ingest_is_library_path("/home/u/k.py", 12));
+}
+
+static void
+test_continuation(void)
+{
+	const char *a = "CompileTimeScopedVmemOom: Ran out of memory in memory space vmem ... Scoped allocation with size";
+
+	CHECK(ingest_is_continuation(a, strlen(a), "37.22M and limit 32.00M", 23));
+	CHECK(!ingest_is_continuation(a, strlen(a), "  File \"x\"", 10));
+	CHECK(!ingest_is_continuation("short", 5, "next", 4));
+	CHECK(!ingest_is_continuation(a, strlen(a), "Traceback (most recent call last):", 34));
+}
+
+int
+main(void)
+{
+	test_ansi();
+	test_trim();
+	test_frames();
+	test_continuation();
+	return TEST_DONE();
+}
