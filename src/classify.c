@@ -29,8 +29,10 @@
 #define MIN_READ (CLASSIFY_MAX_LINE)
 
 /* Literal ids past the patterns' ids, for the lines the engine reads itself. */
-enum { AUX_PY_FRAME, AUX_LOC, AUX_ERROR, AUX_EXCEPTION, AUX_COUNT };
-static const char *const aux_literals[AUX_COUNT] = { "File \"", "loc(", "Error: ", "Exception: " };
+enum { AUX_PY_FRAME, AUX_LOC, AUX_TRACEBACK, AUX_ERROR, AUX_EXCEPTION, AUX_COUNT };
+static const char *const aux_literals[AUX_COUNT] = {
+	"File \"", "loc(", "Traceback (most recent call last)", "Error: ", "Exception: ",
+};
 
 struct snap_frame {
 	char *file, *func;
@@ -68,6 +70,8 @@ struct classifier {
 
 	struct buf join;
 	struct snap_frame last_frame, loc_frame;
+	size_t *waiting;            /* hit patterns whose traceback comes after them */
+	size_t nwaiting;
 	char *last_error;
 	size_t last_error_line;
 	size_t nlines, long_lines, match_errors;
@@ -145,6 +149,7 @@ classifier_new(const struct ruleset *rs)
 	c->hits_len = (c->npat + AUX_COUNT + 7) / 8;
 	c->hits = xcalloc(c->hits_len, 1);
 	c->ids = xcalloc(c->npat + AUX_COUNT, sizeof(*c->ids));
+	c->waiting = xcalloc(c->npat + 1, sizeof(*c->waiting));
 	c->ps = xcalloc(c->npat + 1, sizeof(*c->ps));
 	c->rcaps = xcalloc(rs->nrules + 1, sizeof(*c->rcaps));
 	c->win = xmalloc(WIN_SIZE);
@@ -161,6 +166,7 @@ classifier_free(struct classifier *c)
 	free(c->always);
 	free(c->hits);
 	free(c->ids);
+	free(c->waiting);
 	for (size_t i = 0; i < c->npat; i++) {
 		free(c->ps[i].text);
 		snap_release(&c->ps[i].where);
@@ -192,6 +198,8 @@ record_hit(struct classifier *c, const struct pattern *p, const char *subj, size
 	st->mstart = ms < keep ? ms : keep;
 	st->mend = me < keep ? me : keep;
 	snap_copy(&st->where, &c->last_frame);
+	if (!st->where.file)
+		c->waiting[c->nwaiting++] = p->index;
 	for (size_t i = 0; i < nnames; i++) {
 		const char *name = match_name(p->m, i);
 		size_t gs, ge;
@@ -274,8 +282,21 @@ run_aux(struct classifier *c, size_t aux, const struct line_ctx *l)
 
 	switch (aux) {
 	case AUX_PY_FRAME:
-		if (ingest_parse_py_frame(l->s, l->n, &f) && !ingest_is_library_path(f.file, f.file_len))
-			snap_set(&c->last_frame, &f);
+		if (!ingest_parse_py_frame(l->s, l->n, &f) || ingest_is_library_path(f.file, f.file_len))
+			break;
+		snap_set(&c->last_frame, &f);
+		/* An error printed before its traceback (JaxStackTraceBeforeTransformation)
+		 * takes the deepest user frame of the traceback that follows it. */
+		for (size_t i = 0; i < c->nwaiting; i++)
+			snap_set(&c->ps[c->waiting[i]].where, &f);
+		break;
+	case AUX_TRACEBACK:
+		snap_release(&c->last_frame);
+		for (size_t i = 0; i < c->nwaiting;)
+			if (c->ps[c->waiting[i]].where.file)
+				c->waiting[i] = c->waiting[--c->nwaiting];
+			else
+				i++;
 		break;
 	case AUX_LOC:
 		if (!c->loc_frame.file && ingest_parse_loc(l->s, l->n, &f))
