@@ -1,0 +1,52 @@
+#!/bin/sh
+# The shipped rules validate cleanly and pass their own examples, and the
+# examples in docs/rules.md are real rules that pass too.
+. "$(dirname "$0")/../lib.sh"
+
+$PT rules validate "$SRC/rules" >"$T/v.out" 2>"$T/v.err"
+check "shipped rules validate" test $? -eq 0
+check "shipped rules have no warnings" test ! -s "$T/v.err"
+$PT rules test "$SRC/rules" >"$T/t.out" 2>&1
+check "shipped rule examples pass" test $? -eq 0
+grep -v ' passed, ' "$T/t.out" | head -20
+check "rules test counts examples" grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$T/t.out"
+
+# docs/rules.md: every ```yaml block that starts with a section goes into a
+# rules directory of its own, beside the shipped classes (every class must exist)
+mkdir -p "$T/doc"
+awk -v dir="$T/doc" '
+	/^```yaml$/ { n++; f = dir "/doc" n ".yaml"; inblock = 1; next }
+	/^```$/ { inblock = 0; next }
+	inblock { print > f }
+' "$SRC/docs/rules.md"
+for f in "$T"/doc/*.yaml; do
+	head -1 "$f" | grep -Eq '^(rules|flags|codes|facts):' || rm -f "$f"
+done
+cp "$SRC/rules/classes.yaml" "$T/doc/"
+check "docs/rules.md has rule examples" test "$(ls "$T"/doc | wc -l)" -ge 3
+$PT rules validate "$T/doc" >"$T/dv.out" 2>&1
+check "docs/rules.md examples validate" test $? -eq 0 || cat "$T/dv.out"
+$PT rules test "$T/doc" >"$T/dt.out" 2>&1
+check "docs/rules.md examples pass rules test" test $? -eq 0 || cat "$T/dt.out"
+
+# a failing example is reported with its place and fails the run
+mkdir -p "$T/bad"
+cp "$SRC/tests/fixtures/rules/classes.yaml" "$T/bad/"
+cat >"$T/bad/r.yaml" <<'YAML'
+rules:
+  - id: layout.wrong-example
+    class: layout
+    stage: compile
+    weight: 50
+    match: { any: ['unsupported shape cast'] }
+    message: m
+    examples:
+      match: ['unsupported reshape']
+      no_match: ['unsupported shape cast']
+YAML
+$PT rules test "$T/bad" >"$T/b.out" 2>&1
+check "failing examples exit 1" test $? -eq 1
+check "failures name file, line and rule" grep -q 'r.yaml:9: layout.wrong-example: match example 1 did not fire' "$T/b.out"
+check "no_match failures too" grep -q 'r.yaml:10: layout.wrong-example: no_match example 1 fired' "$T/b.out"
+check "the summary line" grep -q '^0 passed, 2 failed$' "$T/b.out"
+finish
