@@ -88,12 +88,12 @@ get_shape(const struct advice *a, const char *name, struct shape *out)
 static void
 derive_chip(struct advice *a)
 {
-	const char *name = vars_get(a->vs, "chip");
 	unsigned long long alt;
 
-	if (!name)
-		name = vars_get(a->vs, "device_kind");
-	a->chip = chiptab_find_chip(a->tab, name);
+	/* `chip` (a user flag or an accelerator type) first, else the device kind string */
+	a->chip = chiptab_find_chip(a->tab, vars_get(a->vs, "chip"));
+	if (!a->chip)
+		a->chip = chiptab_find_chip(a->tab, vars_get(a->vs, "device_kind"));
 	a->dtype = chiptab_find_dtype(a->tab, vars_get(a->vs, "dtype"));
 	if (a->dtype && a->dtype->unsupported)
 		a->dtype = NULL;

@@ -389,15 +389,15 @@ cands_rank1(const struct dim_check *dc, struct cand *out)
 static double
 distance(const struct block_check *bc, const struct block_proposal *p, const struct shape *b)
 {
-	double old = 1, new = 1;
+	double was = 1, now = 1;
 
 	for (int i = 0; i < bc->ndims; i++) {
 		int k = b->rank - (bc->ndims - i);
 
-		old *= (double)b->dims[k];
-		new *= (double)p->shape.dims[k];
+		was *= (double)b->dims[k];
+		now *= (double)p->shape.dims[k];
 	}
-	return new > old ? new / old : old / new;
+	return now > was ? now / was : was / now;
 }
 
 static void

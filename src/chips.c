@@ -403,7 +403,7 @@ parse_matmul(struct chip *c, const struct ynode *m, const char *what, const char
 	c->matmul = xcalloc(seq->n ? seq->n : 1, sizeof(*c->matmul));
 	for (size_t i = 0; i < seq->n; i++) {
 		const struct ynode *g = seq->items[i];
-		char gwhat[160];
+		char gwhat[200];
 
 		snprintf(gwhat, sizeof(gwhat), "matmul[%zu] of %s", i, what);
 		if (g->kind != YNODE_MAP) {
@@ -455,7 +455,7 @@ parse_disputes(struct chip *c, const struct ynode *m, const char *what, const ch
 	c->disputes = xcalloc(seq->n ? seq->n : 1, sizeof(*c->disputes));
 	for (size_t i = 0; i < seq->n; i++) {
 		const struct ynode *g = seq->items[i];
-		char gwhat[160];
+		char gwhat[200];
 
 		snprintf(gwhat, sizeof(gwhat), "disputes[%zu] of %s", i, what);
 		if (g->kind != YNODE_MAP) {
@@ -794,4 +794,41 @@ chiptab_is_scoped_default(const struct chiptab *t, unsigned long long bytes, boo
 			*also_physical = true;
 	}
 	return found;
+}
+
+const struct chip *
+chiptab_want_chip(const struct chiptab *t, const char *s, struct pt_err *err)
+{
+	const struct chip *c = chiptab_find_chip(t, s);
+	char known[256] = "";
+	size_t len = 0;
+
+	if (c)
+		return c;
+	for (size_t i = 0; t && i < t->nchips && len < sizeof(known); i++)
+		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
+					t->chips[i]->name);
+	pt_err_set(err, PT_EXIT_USAGE, "unknown chip '%s' (known: %s)", s, known);
+	return NULL;
+}
+
+const struct dtype *
+chiptab_want_dtype(const struct chiptab *t, const char *s, struct pt_err *err)
+{
+	const struct dtype *dt = chiptab_find_dtype(t, s);
+	char known[400] = "";
+	size_t len = 0;
+
+	if (dt && dt->unsupported) {
+		pt_err_set(err, PT_EXIT_USAGE, "dtype '%s': %s", dt->name, dt->unsupported);
+		return NULL;
+	}
+	if (dt)
+		return dt;
+	for (size_t i = 0; t && i < t->ndtypes && len < sizeof(known); i++)
+		if (!t->dtypes[i]->unsupported)
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+						len ? ", " : "", t->dtypes[i]->name);
+	pt_err_set(err, PT_EXIT_USAGE, "unknown dtype '%s' (known: %s)", s, known);
+	return NULL;
 }

@@ -10,15 +10,19 @@
 #include <unistd.h>
 
 #include "pt/cmd.h"
+#include "pt/packs.h"
 #include "pt/rules.h"
 #include "pt/xalloc.h"
 
 const struct cmd_entry *const cmd_table[] = {
+	&cmd_check_block_entry,
 	&cmd_explain_entry,
 	&cmd_help_entry,
 	&cmd_rules_entry,
+	&cmd_run_entry,
 	&cmd_triage_entry,
 	&cmd_version_entry,
+	&cmd_vmem_entry,
 	NULL,
 };
 
@@ -51,7 +55,8 @@ help_target_len(const struct cmd_entry *e)
 {
 	const char *u = e->usage, *p = u;
 
-	while (*p && *p != '[' && *p != '-' && !(*p >= 'A' && *p <= 'Z'))
+	/* stop at the first option or operand; a '-' inside a word ("check-block") is part of it */
+	while (*p && *p != '[' && !(*p == '-' && (p == u || p[-1] == ' ')) && !(*p >= 'A' && *p <= 'Z'))
 		p++;
 	while (p > u && p[-1] == ' ')
 		p--;
@@ -108,7 +113,8 @@ cmd_load_rules(struct pt_ctx *ctx)
 	if (!(dir = rules_locate(ctx->rules_dir, &err)))
 		return pt_report(&err);
 	rs = ruleset_new();
-	if (ruleset_load_dir(rs, dir, NULL, &d, &err) < 0 || ruleset_finish(rs, &d) < 0) {
+	if (ruleset_load_dir(rs, dir, NULL, &d, &err) < 0 || packs_load(rs, &d) < 0 ||
+	    ruleset_finish(rs, &d) < 0) {
 		diag_print(&d, stderr);
 		if (d.nerrors)
 			fprintf(stderr, "pallas-triage: error: %zu problem%s in the rules at '%s'; "

@@ -759,22 +759,15 @@ parse_schema_version(const struct ynode *root, const char *file, struct diag *d)
 	return 0;
 }
 
+/* Each file may add chips and dtypes; redefining a name is an error inside chiptab_parse. */
 static int
 parse_chips(struct ruleset *rs, const struct ynode *root, const char *file, struct diag *d)
 {
 	const struct ynode *chips = ynode_get(root, "chips"), *dtypes = ynode_get(root, "dtypes");
-	struct chiptab *t = NULL;
 
 	if (!chips && !dtypes)
 		return 0;
-	if (rs->chips) {
-		diag_error(d, file, root->line, root->col, "the chip table is defined twice");
-		return -1;
-	}
-	if (chiptab_parse(&t, chips, dtypes, file, d) < 0)
-		return -1;
-	rs->chips = t;
-	return 0;
+	return chiptab_parse(&rs->chips, chips, dtypes, file, d);
 }
 
 static int
@@ -912,6 +905,8 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			diag_error(d, "rules", 0, 0, "class '%s' is not described (classes.yaml)",
 				   class_name((enum pt_class)c));
 	check_ladder_refs(rs, d);
+	if (rs->chips)
+		chiptab_finish(rs->chips, d);
 	/* The scanner's pattern index: rules in order, then facts. Rebuilt here
 	 * because a pack may have replaced rules after they were first added. */
 	rs->npatterns = 0;

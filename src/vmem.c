@@ -274,22 +274,60 @@ shrink(struct search *st, enum vmem_step_kind kind, int unit)
 	return r;
 }
 
-/* Bisect dims[idx] back up between the current value (fits) and the original. */
+/* Same shape except possibly at dims[idx]? */
+static bool
+same_but(const struct shape *a, const struct shape *b, int idx)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (i != idx && a->dims[i] != b->dims[i])
+			return false;
+	return true;
+}
+
+/* The smallest value of dims[idx] already seen not to fit with the other dims as now, or 0. */
+static long long
+known_too_big(const struct search *st, int idx)
+{
+	const struct shape *cur = &st->spec.block;
+	long long best = 0;
+
+	if (st->orig->buffers == st->spec.buffers && same_but(&st->orig->block, cur, idx))
+		best = st->orig->block.dims[idx];
+	for (size_t i = 0; i < st->out->nsteps; i++) {
+		const struct vmem_step *s = &st->out->steps[i];
+
+		if (!s->fits && s->buffers == st->spec.buffers && same_but(&s->block, cur, idx) &&
+		    (!best || s->block.dims[idx] < best))
+			best = s->block.dims[idx];
+	}
+	return best;
+}
+
+/*
+ * Bisect dims[idx] back up between the current value (fits) and the
+ * original, in multiples of unit. The working set grows with the dimension,
+ * so the smallest value known not to fit bounds the search.
+ */
 static int
 grow(struct search *st, enum vmem_step_kind kind, int idx, long long unit)
 {
 	long long lo = st->spec.block.dims[idx], hi = st->orig->block.dims[idx];
-	long long a = lo / unit, b = (hi + unit - 1) / unit;
+	long long bad = known_too_big(st, idx), a = lo / unit, b;
 	struct shape cand = st->spec.block;
 	int r;
 
 	if (lo >= hi)
 		return 0;
-	cand.dims[idx] = hi;
-	cand.squeezed = st->orig->block.squeezed & st->spec.block.squeezed;
-	if ((r = try_step(st, kind, &cand, st->spec.buffers)) != 0)
-		return r < 0 ? -1 : 0;
-	while (b - a > 1) {
+	if (!bad) {
+		cand.dims[idx] = hi;
+		cand.squeezed = st->orig->block.squeezed & st->spec.block.squeezed;
+		if ((r = try_step(st, kind, &cand, st->spec.buffers)) != 0)
+			return r < 0 ? -1 : 0;
+		bad = hi;
+	}
+	for (b = (bad + unit - 1) / unit; b - a > 1;) {
 		long long mid = a + (b - a) / 2;
 
 		cand = st->spec.block;
@@ -315,8 +353,8 @@ search_fit(struct search *st)
 
 	if ((r = shrink(st, VMEM_STEP_HALVE_MINOR, unit)) == 0 && !rank1)
 		r = shrink(st, VMEM_STEP_HALVE_SECOND, tile);
-	if (r == 0 && st->spec.buffers > 1)
-		r = try_step(st, VMEM_STEP_ONE_BUFFER, b, 1);
+	if (r == 0 && st->spec.buffers > 1 && (r = try_step(st, VMEM_STEP_ONE_BUFFER, b, 1)) == 0)
+		st->spec.buffers = 1;   /* report the smallest configuration tried */
 	if (r <= 0)
 		return r;
 	st->out->found = true;

@@ -115,6 +115,14 @@ const struct chip *chiptab_find_chip(const struct chiptab *t, const char *s);
 const struct dtype *chiptab_find_dtype(const struct chiptab *t, const char *s);
 
 /*
+ * The same lookups for a value the user typed: on failure return NULL and
+ * set err (PT_EXIT_USAGE) to "unknown chip 'v9' (known: v2, v3, ...)", or
+ * for a dtype Pallas TPU refuses, to why ("dtype 'float64': 64-bit ...").
+ */
+const struct chip *chiptab_want_chip(const struct chiptab *t, const char *s, struct pt_err *err);
+const struct dtype *chiptab_want_dtype(const struct chiptab *t, const char *s, struct pt_err *err);
+
+/*
  * The second-minor (sublane) tile for elements of `bits` on c: the table's
  * value for 32/16/8/4 bits; other widths below 32 scale as
  * sublanes x 32 / bits; 0 for widths above 32.

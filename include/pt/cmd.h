@@ -61,10 +61,15 @@ int cmd_load_rules(struct pt_ctx *ctx);
 /* Should output to fp be coloured, given --color and NO_COLOR? */
 bool cmd_use_color(const struct pt_ctx *ctx, FILE *fp);
 
+extern const struct cmd_entry cmd_attempt_entry;
 extern const struct cmd_entry cmd_check_block_entry;
 extern const struct cmd_entry cmd_explain_entry;
 extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_rules_entry;
+extern const struct cmd_entry cmd_run_entry;
+extern const struct cmd_entry cmd_scan_entry;
+extern const struct cmd_entry cmd_session_entry;
 extern const struct cmd_entry cmd_triage_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_vmem_entry;

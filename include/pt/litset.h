@@ -3,11 +3,13 @@
  * A multi-literal matcher for the prefilter: finds where any of a few
  * hundred literals occurs in a byte buffer, ASCII case-insensitively, at more
  * than 1.5 GB/s on log text. It is the "(f)" design of
- * shared/reference/scanning-performance.md: every literal indexes s
- * consecutive 4-byte windows (folded with |0x20) in a 2^17-bit bitmap, the
- * scan probes one window every s bytes (s = shortest literal - 3, at most 8),
- * so each occurrence is seen by exactly one probe, and bitmap hits are
- * confirmed with an exact table and a folded compare.
+ * shared/reference/scanning-performance.md: every literal indexes s of its
+ * 4-byte windows (folded with |0x20; rare ones, at offsets covering every
+ * residue mod s) in a 2^17-bit bitmap, the scan probes one window every s
+ * bytes (s <= shortest literal - 3 and <= 8), so each occurrence is seen by
+ * exactly one probe, and bitmap hits are confirmed with an exact table and a
+ * folded compare. The probe uses AVX2 when the CPU has it (checked at run
+ * time), else a portable loop.
  *
  * Buffers are plain bytes: NUL and bytes >= 0x80 are ordinary characters
  * (only A-Z/a-z fold). Lines mean nothing here; callers split lines.
@@ -19,6 +21,7 @@
 #ifndef PT_LITSET_H
 #define PT_LITSET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define LITSET_MIN_LEN 4   /* shorter literals cannot be indexed */
@@ -41,12 +44,21 @@ int litset_add(struct litset *ls, const char *lit, size_t len, unsigned id);
 
 /*
  * Index the literals; call once, after the last litset_add(). `sample`
- * (may be NULL) is a piece of the input, e.g. its first few MiB: each
- * literal's windows are chosen among those rarest in it, which keeps false
- * bitmap hits down. Without a sample a static letter-frequency guess is used.
- * The sample is only read during the call.
+ * (may be NULL) is a piece of the input, e.g. its first 1-4 MiB: each
+ * literal's windows are chosen among those rarest in it, and the stride that
+ * costs least on it is kept (a long stride is not always faster: it leaves
+ * fewer windows to choose from, so more false hits). Without a sample, a
+ * static letter-frequency guess and s = min(shortest - 3, 4) are used. The
+ * sample is only read during the call, for about 3 ms per MiB.
  */
 void litset_build(struct litset *ls, const char *sample, size_t sample_len);
+
+/*
+ * For tests and benchmarks; call before litset_build(). stride 1..8 forces
+ * the probe stride (capped by the shortest literal; 0 = let build choose),
+ * and scalar true keeps the portable probe even on an AVX2 CPU.
+ */
+void litset_tune(struct litset *ls, size_t stride, bool scalar);
 
 /*
  * Find the first position q >= from such that some literal occurs at

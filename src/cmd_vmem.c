@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage vmem`: the static VMEM working set of a Pallas TPU kernel
+ * (padded blocks x buffers + scratch) against the scoped limit and the
+ * chip's physical VMEM; when it does not fit, the bisection to the largest
+ * block that does and the vmem_limit_bytes that would fit the current one.
+ * The arithmetic is in vmem.c; this file parses options and prints.
+ * Deliberate choices: all inputs and outputs share one block shape and
+ * dtype (--operands counts them; default one input and one output); the
+ * number is always called a lower bound, because temporaries and register
+ * spills cannot be seen statically.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/block.h"
+#include "pt/chips.h"
+#include "pt/cmd.h"
+#include "pt/json.h"
+#include "pt/rules.h"
+#include "pt/vmem.h"
+#include "pt/xalloc.h"
+
+static int cmd_vmem_run(int argc, char **argv, struct pt_ctx *ctx);
+
+const struct cmd_entry cmd_vmem_entry = {
+	.name = "vmem",
+	.usage = "vmem --chip CHIP --block DIMS --dtype DTYPE [--buffers N] [--operands in:N,out:N] "
+		 "[--scratch DIMS[:DTYPE]]... [--limit SIZE] [--json]",
+	.summary = "compute a kernel's VMEM working set and, if it does not fit, what would",
+	.help =
+		"options:\n"
+		"  --chip CHIP           v2 v3 v4 v4i v5e v5p v6e 7x 8i 8t, an alias, or a device kind\n"
+		"  --block DIMS          the block shape of every input and output: 512,1024\n"
+		"  --dtype DTYPE         their dtype: float32, bf16, int8, ...\n"
+		"  --buffers N           buffers per input/output (default 2: double-buffering)\n"
+		"  --operands in:N,out:N how many inputs and outputs use the block (default in:1,out:1)\n"
+		"  --scratch DIMS[:DTYPE] a scratch buffer, allocated once (dtype defaults to --dtype);\n"
+		"                        repeat for more\n"
+		"  --limit SIZE          the scoped VMEM limit: 32M, 48MiB, 33554432 (K/M/G are powers\n"
+		"                        of 1024); default the chip's default scoped limit\n"
+		"  --json                print the result as JSON\n"
+		"\nThe working set is a lower bound: temporaries and register spills are not counted.\n"
+		"exit status: 0 fits, 1 does not fit, 2 usage (unknown chip or dtype, bad dims or sizes),\n"
+		"3 the rules have no chip table\n",
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NEEDS_RULES,
+	.run = cmd_vmem_run,
+};
+
+struct vm_input {
+	struct vmem_spec spec;
+	unsigned long long limit;       /* --limit, or 0 */
+	bool json;
+};
+
+struct vm_result {
+	struct vmem_usage usage;
+	struct vmem_budget budget;
+	bool fits;
+	struct vmem_bisect bisect;      /* when it does not fit */
+	unsigned long long need;        /* working set + internal scratch */
+	unsigned long long proposal;    /* vmem_limit_bytes to try, 0 = none */
+	bool proposal_disputed;         /* allowed only by a disputed VMEM size */
+};
+
+/* "7 MiB" for printf, in one of a few rotating buffers. */
+static const char *
+sz(unsigned long long v)
+{
+	static char out[6][48];
+	static int k;
+	struct buf b = BUF_INIT;
+
+	vmem_format_size(v, &b);
+	k = (k + 1) % 6;
+	snprintf(out[k], sizeof(out[k]), "%s", b.data);
+	buf_release(&b);
+	return out[k];
+}
+
+static const char *
+shp(const struct shape *s)
+{
+	static char out[4][128];
+	static int k;
+	struct buf b = BUF_INIT;
+
+	shape_format(s, &b);
+	k = (k + 1) % 4;
+	snprintf(out[k], sizeof(out[k]), "%s", b.data);
+	buf_release(&b);
+	return out[k];
+}
+
+/* ---- the computation ---- */
+
+/* The vmem_limit_bytes that fits the current shape, within physical VMEM (or a disputed size). */
+static void
+propose(const struct vm_input *in, struct vm_result *r)
+{
+	const struct chip *c = in->spec.chip;
+	unsigned long long alt = chip_disputed(c, "vmem_bytes");
+
+	r->need = r->usage.total + c->internal_scratch_bytes;
+	if (vmem_propose_limit(r->need, c->vmem_bytes, &r->proposal) == 0)
+		return;
+	r->proposal = 0;
+	if (alt > c->vmem_bytes && vmem_propose_limit(r->need, alt, &r->proposal) == 0)
+		r->proposal_disputed = true;
+}
+
+static int
+compute(const struct vm_input *in, struct vm_result *r, struct pt_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (vmem_compute(&in->spec, &r->usage, err) < 0)
+		return -1;
+	vmem_budget_init(&r->budget, in->spec.chip, in->limit);
+	r->fits = r->usage.total <= r->budget.avail;
+	if (r->fits)
+		return 0;
+	if (vmem_bisect(&in->spec, r->budget.avail, &r->bisect, err) < 0)
+		return -1;
+	propose(in, r);
+	return 0;
+}
+
+/* ---- human output ---- */
+
+static void
+print_budget(const struct vm_input *in, const struct vmem_budget *b)
+{
+	const struct chip *c = in->spec.chip;
+
+	printf("chip %s: %s of VMEM per core", c->name, sz(b->physical));
+	if (b->from == VMEM_LIMIT_GIVEN)
+		printf(", scoped limit %s (--limit)", sz(b->limit));
+	else if (b->from == VMEM_LIMIT_DEFAULT)
+		printf(", scoped limit %s (the %s default)", sz(b->limit), c->name);
+	else
+		printf(", no default scoped limit known: the budget is all of VMEM");
+	if (b->internal)
+		printf(", Mosaic internal scratch %s", sz(b->internal));
+	putchar('\n');
+}
+
+static void
+print_alloc_head(const char *what, const struct vmem_alloc *a, const struct dtype *dt, int lanes)
+{
+	bool rank1 = a->shape.rank == 1, padded = !shape_equal(&a->padded, &a->shape);
+
+	printf("%s %s %s", what, shp(&a->shape), dt->name);
+	if (padded)
+		printf(", padded to %s", shp(&a->padded));
+	if (!rank1)
+		printf(padded ? " by the (%d, %d) tile" : ", tile (%d, %d)", a->tile, lanes);
+}
+
+static void
+print_usage(const struct vm_input *in, const struct vmem_usage *u)
+{
+	const struct vmem_spec *s = &in->spec;
+	const struct vmem_alloc *b = &u->block;
+
+	print_alloc_head("block", b, s->dtype, s->chip->lanes);
+	printf(": %s per buffer", sz(b->bytes));
+	if (b->bytes != b->unpadded)
+		printf(" (%s unpadded)", sz(b->unpadded));
+	putchar('\n');
+	if (s->n_in)
+		printf("  inputs   %d x %d buffer%s x %s = %s\n", s->n_in, s->buffers,
+		       s->buffers == 1 ? "" : "s", sz(b->bytes),
+		       sz(b->bytes * (unsigned)s->n_in * (unsigned)s->buffers));
+	if (s->n_out)
+		printf("  outputs  %d x %d buffer%s x %s = %s\n", s->n_out, s->buffers,
+		       s->buffers == 1 ? "" : "s", sz(b->bytes),
+		       sz(b->bytes * (unsigned)s->n_out * (unsigned)s->buffers));
+	for (size_t i = 0; i < u->nscratch; i++) {
+		print_alloc_head("  scratch ", &u->scratch[i], s->scratch[i].dtype, s->chip->lanes);
+		printf(" = %s\n", sz(u->scratch[i].bytes));
+	}
+	printf("working set: %s (%llu bytes)\n", sz(u->total), u->total);
+}
+
+static const char *
+dispute_source(const struct chip *c, const char *field)
+{
+	for (size_t i = 0; i < c->ndisputes; i++)
+		if (strcmp(c->disputes[i].field, field) == 0)
+			return c->disputes[i].source;
+	return "?";
+}
+
+static void
+print_steps(const struct vmem_bisect *bs)
+{
+	if (!bs->nsteps)
+		return;
+	printf("shrinking in the method's order (last dimension, second-minor, one buffer), "
+	       "then bisecting back up:\n");
+	for (size_t i = 0; i < bs->nsteps; i++) {
+		const struct vmem_step *st = &bs->steps[i];
+
+		printf("  %2zu. %-34s %-16s %d buffer%s  %-10s %s\n", i + 1,
+		       vmem_step_name(st->kind), shp(&st->block), st->buffers,
+		       st->buffers == 1 ? " " : "s", sz(st->total), st->fits ? "fits" : "too big");
+	}
+}
+
+static void
+print_shrink(const struct vm_input *in, const struct vm_result *r)
+{
+	const struct vmem_bisect *bs = &r->bisect;
+
+	print_steps(bs);
+	if (bs->found) {
+		printf("largest block that fits: %s with %d buffer%s, %s\n", shp(&bs->block),
+		       bs->buffers, bs->buffers == 1 ? "" : "s", sz(bs->total));
+		if (in->spec.nscratch)
+			printf("  (scratch kept as given; if it is sized by the block, it shrinks too)\n");
+	} else {
+		printf("no block fits: even %s with %d buffer%s needs more than %s", shp(&bs->block),
+		       bs->buffers, bs->buffers == 1 ? "" : "s", sz(r->budget.avail));
+		if (r->usage.scratch_bytes)
+			printf(" (the scratch alone is %s)", sz(r->usage.scratch_bytes));
+		putchar('\n');
+	}
+}
+
+static void
+print_proposal(const struct vm_input *in, const struct vm_result *r)
+{
+	const struct chip *c = in->spec.chip;
+
+	if (!r->proposal) {
+		printf("raising the limit cannot help: %s (working set plus internal scratch) is more "
+		       "than the %s of VMEM on %s\n", sz(r->need), sz(c->vmem_bytes), c->name);
+		return;
+	}
+	printf("to keep %s, raise this kernel's limit to %s:\n"
+	       "  compiler_params=pltpu.CompilerParams(vmem_limit_bytes=%llu)\n",
+	       shp(&in->spec.block), sz(r->proposal), r->proposal);
+	printf("  (%s of working set and internal scratch, plus a quarter, at least 4 MiB, of "
+	       "headroom)\n", sz(r->need));
+	if (r->proposal_disputed)
+		printf("  beyond the %s JAX lists for %s: %s\n", sz(c->vmem_bytes), c->name,
+		       dispute_source(c, "vmem_bytes"));
+}
+
+/* Notes that hold whatever the verdict: limits beyond VMEM, disputed defaults, buffering. */
+static void
+collect_notes(const struct vm_input *in, const struct vm_result *r, struct buf *out)
+{
+	const struct chip *c = in->spec.chip;
+	const struct vmem_budget *b = &r->budget;
+	unsigned long long alt = chip_disputed(c, "scoped_vmem_default_bytes");
+
+	if (b->from == VMEM_LIMIT_GIVEN && b->limit > b->physical)
+		buf_addf(out, "the limit %s is more than the %s of VMEM on %s: the physical size "
+			 "bounds the budget\n", sz(b->limit), sz(b->physical), c->name);
+	if (b->from == VMEM_LIMIT_DEFAULT && alt)
+		buf_addf(out, "the default scoped limit is disputed: %s also seen (%s); the limit "
+			 "your log prints wins: pass it with --limit\n", sz(alt),
+			 dispute_source(c, "scoped_vmem_default_bytes"));
+	if (b->from == VMEM_LIMIT_PHYSICAL)
+		buf_addf(out, "no default scoped limit is known for %s; the limit your log prints "
+			 "(\"Used X of Y vmem\") is the one to pass with --limit\n", c->name);
+	if (in->spec.buffers > 2)
+		buf_addf(out, "pallas_call's own pipelining accepts only 1 or 2 buffers; more needs "
+			 "pltpu.emit_pipeline\n");
+	buf_addf(out, "this is a lower bound: temporaries inside the kernel and register spills "
+		 "cannot be seen statically, and the compiler may need much more\n");
+}
+
+static void
+print_human(const struct vm_input *in, const struct vm_result *r)
+{
+	const struct vmem_budget *b = &r->budget;
+	struct buf notes = BUF_INIT;
+	const char *p;
+
+	print_budget(in, b);
+	print_usage(in, &r->usage);
+	printf("available: %s (%llu bytes)", sz(b->avail), b->avail);
+	if (b->internal)
+		printf(" = %s - %s internal scratch", sz(b->limit < b->physical ? b->limit
+							 : b->physical), sz(b->internal));
+	putchar('\n');
+	if (r->fits) {
+		printf("fits: %s to spare\n", sz(b->avail - r->usage.total));
+	} else {
+		printf("does not fit: over by %s\n", sz(r->usage.total - b->avail));
+		print_shrink(in, r);
+		print_proposal(in, r);
+	}
+	collect_notes(in, r, &notes);
+	for (p = notes.data; *p; p = strchr(p, '\n') + 1)
+		printf("note: %.*s\n", (int)(strchr(p, '\n') - p), p);
+	buf_release(&notes);
+}
+
+/* ---- JSON ---- */
+
+static void
+json_shape(struct json *obj, const char *key, const struct shape *s)
+{
+	struct json *a = json_add_array(obj, key);
+
+	for (int i = 0; i < s->rank; i++)
+		json_push_int(a, s->dims[i]);
+}
+
+static void
+json_alloc(struct json *o, const struct vmem_alloc *a, const struct dtype *dt)
+{
+	json_shape(o, "shape", &a->shape);
+	json_add_str(o, "dtype", dt->name);
+	json_shape(o, "padded", &a->padded);
+	json_add_int(o, "tile", a->tile);
+	json_add_int(o, "bytes", (long long)a->bytes);
+	json_add_int(o, "unpadded_bytes", (long long)a->unpadded);
+}
+
+static void
+json_usage(struct json *root, const struct vm_input *in, const struct vmem_usage *u)
+{
+	struct json *blk = json_add_object(root, "block"), *scr;
+
+	json_alloc(blk, &u->block, in->spec.dtype);
+	json_add_int(blk, "inputs", in->spec.n_in);
+	json_add_int(blk, "outputs", in->spec.n_out);
+	json_add_int(blk, "buffers", in->spec.buffers);
+	json_add_int(blk, "total_bytes", (long long)u->blocks_bytes);
+	scr = json_add_array(root, "scratch");
+	for (size_t i = 0; i < u->nscratch; i++)
+		json_alloc(json_push_object(scr), &u->scratch[i], in->spec.scratch[i].dtype);
+	json_add_int(root, "scratch_bytes", (long long)u->scratch_bytes);
+	json_add_int(root, "working_set_bytes", (long long)u->total);
+	json_add_bool(root, "lower_bound", true);
+}
+
+static void
+json_budget(struct json *root, const struct vmem_budget *b)
+{
+	static const char *const from[] = { "given", "default", "physical" };
+
+	json_add_int(root, "limit_bytes", (long long)b->limit);
+	json_add_str(root, "limit_source", from[b->from]);
+	json_add_int(root, "physical_vmem_bytes", (long long)b->physical);
+	json_add_int(root, "internal_scratch_bytes", (long long)b->internal);
+	json_add_int(root, "available_bytes", (long long)b->avail);
+}
+
+static void
+json_bisect(struct json *root, const struct vmem_bisect *bs)
+{
+	struct json *o = json_add_object(root, "bisection"), *steps;
+
+	steps = json_add_array(o, "steps");
+	for (size_t i = 0; i < bs->nsteps; i++) {
+		struct json *st = json_push_object(steps);
+
+		json_add_str(st, "step", vmem_step_name(bs->steps[i].kind));
+		json_shape(st, "block", &bs->steps[i].block);
+		json_add_int(st, "buffers", bs->steps[i].buffers);
+		json_add_int(st, "working_set_bytes", (long long)bs->steps[i].total);
+		json_add_bool(st, "fits", bs->steps[i].fits);
+	}
+	json_add_bool(o, "found", bs->found);
+	if (bs->found) {
+		json_shape(o, "block", &bs->block);
+		json_add_int(o, "buffers", bs->buffers);
+		json_add_int(o, "working_set_bytes", (long long)bs->total);
+	}
+}
+
+static void
+json_notes(struct json *root, const struct buf *b)
+{
+	struct json *a = json_add_array(root, "notes");
+	char line[512];
+
+	for (const char *p = b->data; *p; p = strchr(p, '\n') + 1) {
+		snprintf(line, sizeof(line), "%.*s", (int)(strchr(p, '\n') - p), p);
+		json_push_str(a, line);
+	}
+}
+
+static void
+print_json(const struct vm_input *in, const struct vm_result *r)
+{
+	struct json *root = json_new_object();
+	struct buf notes = BUF_INIT;
+
+	json_add_str(root, "chip", in->spec.chip->name);
+	json_usage(root, in, &r->usage);
+	json_budget(root, &r->budget);
+	json_add_bool(root, "fits", r->fits);
+	json_add_int(root, "over_bytes", r->fits ? 0 : (long long)(r->usage.total - r->budget.avail));
+	if (!r->fits) {
+		json_bisect(root, &r->bisect);
+		if (r->proposal)
+			json_add_int(root, "vmem_limit_bytes", (long long)r->proposal);
+		else
+			json_add_null(root, "vmem_limit_bytes");
+		json_add_bool(root, "vmem_limit_disputed", r->proposal_disputed);
+	}
+	collect_notes(in, r, &notes);
+	json_notes(root, &notes);
+	json_print(root, stdout);
+	json_free(root);
+	buf_release(&notes);
+}
+
+/* ---- options ---- */
+
+enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_BUFFERS, OPT_OPERANDS, OPT_SCRATCH, OPT_LIMIT,
+       OPT_JSON };
+
+struct vm_args {
+	const char *chip, *block, *dtype, *buffers, *operands, *limit;
+	const char *scratch[VMEM_MAX_SCRATCH];
+	size_t nscratch;
+	bool json;
+};
+
+static int
+small_int(const char *s, int min, int max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* "in:2,out:1", either part optional (then 0). */
+static int
+parse_operands(const char *s, int *n_in, int *n_out)
+{
+	char copy[64], *save = NULL;
+
+	if (strlen(s) >= sizeof(copy))
+		return -1;
+	memcpy(copy, s, strlen(s) + 1);
+	*n_in = *n_out = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (!colon)
+			return -1;
+		*colon = '\0';
+		if (strcmp(tok, "in") == 0 ? small_int(colon + 1, 0, 64, n_in) :
+		    strcmp(tok, "out") == 0 ? small_int(colon + 1, 0, 64, n_out) : -1)
+			return -1;
+	}
+	return *n_in + *n_out > 0 ? 0 : -1;
+}
+
+static int
+parse_args(int argc, char **argv, struct pt_ctx *ctx, struct vm_args *a)
+{
+	static const struct option opts[] = {
+		{ "chip", required_argument, NULL, OPT_CHIP },
+		{ "block", required_argument, NULL, OPT_BLOCK },
+		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		{ "buffers", required_argument, NULL, OPT_BUFFERS },
+		{ "operands", required_argument, NULL, OPT_OPERANDS },
+		{ "scratch", required_argument, NULL, OPT_SCRATCH },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		CMD_GLOBAL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_CHIP: a->chip = optarg; break;
+		case OPT_BLOCK: a->block = optarg; break;
+		case OPT_DTYPE: a->dtype = optarg; break;
+		case OPT_BUFFERS: a->buffers = optarg; break;
+		case OPT_OPERANDS: a->operands = optarg; break;
+		case OPT_LIMIT: a->limit = optarg; break;
+		case OPT_JSON: a->json = true; break;
+		case OPT_SCRATCH:
+			if (a->nscratch == VMEM_MAX_SCRATCH)
+				return cmd_usage_error(&cmd_vmem_entry, "at most %d --scratch buffers",
+						       VMEM_MAX_SCRATCH);
+			a->scratch[a->nscratch++] = optarg;
+			break;
+		default:
+			if ((rc = cmd_global_option(&cmd_vmem_entry, ctx, ch, optarg)) != 0)
+				return rc;
+		}
+	}
+	if ((rc = cmd_check_args(&cmd_vmem_entry, argc, optind)) != 0)
+		return rc;
+	if (!a->chip || !a->block || !a->dtype)
+		return cmd_usage_error(&cmd_vmem_entry, "missing %s",
+				       !a->chip ? "--chip" : !a->block ? "--block" : "--dtype");
+	return 0;
+}
+
+static int
+resolve_scratch(const char *arg, const struct chiptab *t, struct vmem_spec *s)
+{
+	const struct cmd_entry *e = &cmd_vmem_entry;
+	struct vmem_scratch *sc = &s->scratch[s->nscratch];
+	struct pt_err err = PT_ERR_INIT;
+	const char *colon = strrchr(arg, ':');
+	char dims[256];
+
+	if (strlen(arg) >= sizeof(dims))
+		return cmd_usage_error(e, "bad --scratch '%s': too long", arg);
+	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+	sc->dtype = colon ? chiptab_want_dtype(t, colon + 1, &err) : s->dtype;
+	if (!sc->dtype)
+		return cmd_usage_error(e, "bad --scratch '%s': %s", arg, err.msg);
+	if (shape_parse(&sc->shape, dims, false, &err) < 0)
+		return cmd_usage_error(e, "bad --scratch '%s': %s", arg, err.msg);
+	s->nscratch++;
+	return 0;
+}
+
+static int
+resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
+{
+	const struct cmd_entry *e = &cmd_vmem_entry;
+	struct vmem_spec *s = &in->spec;
+	struct pt_err err = PT_ERR_INIT;
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	in->json = a->json;
+	s->n_in = s->n_out = 1;
+	s->buffers = 2;
+	if (!(s->chip = chiptab_want_chip(t, a->chip, &err)) ||
+	    !(s->dtype = chiptab_want_dtype(t, a->dtype, &err)))
+		return cmd_usage_error(e, "%s", err.msg);
+	if (shape_parse(&s->block, a->block, false, &err) < 0)
+		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
+	if (a->buffers && small_int(a->buffers, 1, 16, &s->buffers) < 0)
+		return cmd_usage_error(e, "--buffers takes a count from 1 to 16, not '%s'", a->buffers);
+	if (a->operands && parse_operands(a->operands, &s->n_in, &s->n_out) < 0)
+		return cmd_usage_error(e, "--operands takes in:N,out:N (N from 0 to 64, not both 0), "
+				       "not '%s'", a->operands);
+	for (size_t i = 0; i < a->nscratch; i++)
+		if ((rc = resolve_scratch(a->scratch[i], t, s)) != 0)
+			return rc;
+	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))
+		return cmd_usage_error(e, "--limit takes a size such as 32M, 48MiB or 33554432, "
+				       "not '%s'", a->limit);
+	return 0;
+}
+
+static int
+cmd_vmem_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct vm_args a = { 0 };
+	struct vm_input in;
+	struct vm_result *r = NULL;
+	struct pt_err err = PT_ERR_INIT;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
+		return rc;
+	if (!ctx->rules->chips) {
+		fprintf(stderr, "pallas-triage: error: the rules at '%s' have no chip table "
+			"(chips.yaml)\n", ctx->rules_origin ? ctx->rules_origin : "?");
+		return PT_EXIT_DATA;
+	}
+	if ((rc = resolve(&a, ctx->rules->chips, &in)) != 0)
+		return rc;
+	r = xcalloc(1, sizeof(*r));     /* the bisection record is ~20 KiB: keep it off the stack */
+	if (compute(&in, r, &err) < 0) {
+		free(r);
+		return cmd_usage_error(&cmd_vmem_entry, "%s", err.msg);
+	}
+	if (in.json)
+		print_json(&in, r);
+	else
+		print_human(&in, r);
+	rc = r->fits ? PT_EXIT_OK : PT_EXIT_FINDING;
+	free(r);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON wrapper: insertion order, two-space layout, one-line scalar
+ * arrays, exact integers, escaping, and the reader.
+ */
+#include "test.h"
+
+#include "pt/json.h"
+
+static void
+test_build(void)
+{
+	struct json *root = json_new_object(), *a, *o;
+	struct buf b = BUF_INIT;
+
+	json_add_str(root, "zeta", "first");            /* insertion order, not sorted */
+	json_add_int(root, "big", 9007199254740993LL);   /* 2^53 + 1 stays exact */
+	json_add_num(root, "ratio", 0.25);
+	json_add_bool(root, "ok", true);
+	json_add_null(root, "nothing");
+	json_add_str(root, "null_str", NULL);
+	json_add_str(root, "esc", "a\"b\\c\n\x01");
+	a = json_add_array(root, "dims");
+	json_push_int(a, 256);
+	json_push_int(a, 512);
+	json_push_null(a);
+	json_add_array(root, "empty");
+	json_add_object(root, "none");
+	a = json_add_array(root, "objs");
+	o = json_push_object(a);
+	json_add_int(o, "k", -1);
+	json_push_str(a, "s");
+	json_write(root, &b);
+	CHECK_STREQ(b.data,
+		    "{\n"
+		    "  \"zeta\": \"first\",\n"
+		    "  \"big\": 9007199254740993,\n"
+		    "  \"ratio\": 0.25,\n"
+		    "  \"ok\": true,\n"
+		    "  \"nothing\": null,\n"
+		    "  \"null_str\": null,\n"
+		    "  \"esc\": \"a\\\"b\\\\c\\n\\u0001\",\n"
+		    "  \"dims\": [256, 512, null],\n"
+		    "  \"empty\": [],\n"
+		    "  \"none\": {},\n"
+		    "  \"objs\": [\n"
+		    "    {\n"
+		    "      \"k\": -1\n"
+		    "    },\n"
+		    "    \"s\"\n"
+		    "  ]\n"
+		    "}\n");
+	buf_reset(&b);
+	json_write_compact(root, &b);
+	CHECK(strncmp(b.data, "{\"zeta\": \"first\", \"big\": 9007199254740993, ", 43) == 0);
+	CHECK(strchr(b.data, '\n') == NULL);
+	buf_release(&b);
+	json_free(root);
+	json_free(NULL);
+}
+
+static void
+test_read(void)
+{
+	const char *text = "{\"a\": [1, 2.5, \"x\", true], \"b\": {\"c\": 12345678901}}  \n";
+	struct pt_err err = PT_ERR_INIT;
+	struct json *root = json_parse(text, strlen(text), "t.json", &err);
+	const struct json *a;
+	const char *key = NULL, *s = NULL;
+	long long i = 0;
+	double d = 0;
+	bool bo = false;
+
+	CHECK(root != NULL);
+	if (!root)
+		return;
+	CHECK_INTEQ(json_kind(root), JSON_OBJECT);
+	CHECK_INTEQ(json_len(root), 2);
+	a = json_get(root, "a");
+	CHECK_INTEQ(json_len(a), 4);
+	CHECK(json_int_value(json_at(a, 0, NULL), &i) == 0 && i == 1);
+	CHECK(json_int_value(json_at(a, 1, NULL), &i) == -1);   /* 2.5 is not an integer */
+	CHECK(json_num_value(json_at(a, 1, NULL), &d) == 0 && d == 2.5);
+	CHECK(json_str_value(json_at(a, 2, NULL), &s) == 0 && strcmp(s, "x") == 0);
+	CHECK(json_bool_value(json_at(a, 3, NULL), &bo) == 0 && bo);
+	CHECK(json_at(a, 4, NULL) == NULL);
+	CHECK(json_at(root, 1, &key) != NULL && strcmp(key, "b") == 0);
+	CHECK(json_int_value(json_get(json_get(root, "b"), "c"), &i) == 0 && i == 12345678901LL);
+	CHECK(json_get(a, "x") == NULL && json_get(NULL, "x") == NULL);
+	CHECK(json_str_value(NULL, &s) == -1);
+	json_free(root);
+
+	CHECK(json_parse("{\"a\": }", 7, "bad.json", &err) == NULL);
+	CHECK_STREQ(err.msg, "bad.json: invalid JSON near byte 6");
+	CHECK_INTEQ(err.status, PT_EXIT_DATA);
+	CHECK(json_parse("{} x", 4, "bad.json", &err) == NULL);
+	CHECK_STREQ(err.msg, "bad.json: unexpected data after the JSON document at byte 3");
+}
+
+int
+main(void)
+{
+	test_build();
+	test_read();
+	return TEST_DONE();
+}

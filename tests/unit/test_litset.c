@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for the multi-literal matcher: fixed cases for the edges
+ * (buffer ends, overlaps, short buffers, NUL and high bytes, |0x20
+ * look-alikes) and a randomized differential test against a naive
+ * case-insensitive search, with a fixed seed so failures reproduce.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/litset.h"
+#include "test.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint32_t
+rnd(void)
+{
+	/* xorshift64*: deterministic across platforms */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+static size_t
+rnd_below(size_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static int
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static int
+at_fold(const char *buf, size_t len, size_t q, const char *lit, size_t m)
+{
+	if (m > len - q)
+		return 0;
+	for (size_t i = 0; i < m; i++)
+		if (lower((unsigned char)buf[q + i]) != lower((unsigned char)lit[i]))
+			return 0;
+	return 1;
+}
+
+/* The first q >= from where one of the literals occurs, or len. */
+static size_t
+naive_find(char **lits, const size_t *lens, size_t n, const char *buf, size_t len, size_t from)
+{
+	for (size_t q = from; q < len; q++)
+		for (size_t i = 0; i < n; i++)
+			if (at_fold(buf, len, q, lits[i], lens[i]))
+				return q;
+	return len;
+}
+
+static struct litset *
+make_set(const char *const *lits, size_t n)
+{
+	struct litset *ls = litset_new();
+
+	for (size_t i = 0; i < n; i++)
+		litset_add(ls, lits[i], strlen(lits[i]), (unsigned)i);
+	litset_build(ls, NULL, 0);
+	return ls;
+}
+
+static void
+test_basic(void)
+{
+	static const char *const lits[] = {
+		"Ran out of memory in memory space vmem",
+		"RACE DETECTED",
+		"not implemented: unsupported reshape",
+		"Check failed",
+	};
+	struct litset *ls = make_set(lits, ARRAY_LEN(lits));
+	const char *text = "I0101 step 1 loss 2.0\n"
+			   "E0101 check FAILED: x == y\n"
+			   "RESOURCE_EXHAUSTED: ran out of memory in memory space VMEM. Used 20M\n";
+	size_t len = strlen(text), li = 99, q;
+
+	CHECK_INTEQ(litset_count(ls), 4);
+	CHECK_INTEQ(litset_shortest(ls), 12);
+	CHECK_INTEQ(litset_stride(ls), 4);   /* no sample: min(12 - 3, 4) */
+	q = litset_find(ls, text, len, 0, &li);
+	CHECK_INTEQ(q, strstr(text, "check FAILED") - text);
+	CHECK_INTEQ(li, 3);
+	q = litset_find(ls, text, len, q + 1, &li);
+	CHECK_INTEQ(q, strstr(text, "ran out") - text);
+	CHECK_INTEQ(li, 0);
+	CHECK_INTEQ(litset_find(ls, text, len, q + 1, &li), len);
+	CHECK_INTEQ(litset_find(ls, text, len, len, &li), len);
+	CHECK_INTEQ(litset_find(ls, text, len, len + 5, &li), len);
+	CHECK_INTEQ(litset_find(ls, "", 0, 0, &li), 0);
+	CHECK_INTEQ(litset_find(ls, "RAC", 3, 0, &li), 3);
+	CHECK_INTEQ(litset_find(ls, "race detected", 13, 0, &li), 0);
+	CHECK_INTEQ(litset_find(ls, "race detecte", 12, 0, &li), 12);
+	CHECK_INTEQ(litset_find(ls, "xrace detected", 14, 0, NULL), 1);
+	CHECK_INTEQ(litset_find(ls, "xrace detected", 14, 1, NULL), 1);
+	CHECK_INTEQ(litset_find(ls, "xrace detected", 14, 2, NULL), 14);
+	litset_free(ls);
+}
+
+static void
+test_add_rules(void)
+{
+	struct litset *ls = litset_new();
+	size_t n, len;
+	const unsigned *ids;
+
+	CHECK_INTEQ(litset_add(ls, "abc", 3, 0), -1);
+	CHECK_INTEQ(litset_add(ls, "", 0, 0), -1);
+	CHECK_INTEQ(litset_shortest(ls), 0);
+	CHECK_INTEQ(litset_add(ls, "Error", 5, 1), 0);
+	CHECK_INTEQ(litset_add(ls, "ERROR", 5, 2), 0);   /* same literal, new id */
+	CHECK_INTEQ(litset_add(ls, "error", 5, 2), 0);   /* same id again: no-op */
+	CHECK_INTEQ(litset_add(ls, "errors", 6, 1), 0);
+	CHECK_INTEQ(litset_count(ls), 2);
+	CHECK_INTEQ(litset_shortest(ls), 5);
+	CHECK_STREQ(litset_literal(ls, 0, &len), "error");
+	CHECK_INTEQ(len, 5);
+	ids = litset_ids(ls, 0, &n);
+	CHECK_INTEQ(n, 2);
+	CHECK(n == 2 && ids[0] == 1 && ids[1] == 2);
+	/* Before build nothing is found; after build adding is refused. */
+	CHECK_INTEQ(litset_find(ls, "error", 5, 0, NULL), 5);
+	litset_build(ls, "some sample text with error in it", 33);
+	CHECK(litset_stride(ls) == 1 || litset_stride(ls) == 2);
+	CHECK_INTEQ(litset_add(ls, "warning", 7, 3), -1);
+	CHECK_INTEQ(litset_find(ls, "an ErRoR", 8, 0, NULL), 3);
+	litset_free(ls);
+	litset_free(NULL);
+
+	/* An empty set finds nothing. */
+	ls = litset_new();
+	litset_build(ls, NULL, 0);
+	CHECK_INTEQ(litset_find(ls, "anything at all", 15, 0, NULL), 15);
+	CHECK_INTEQ(litset_stride(ls), 0);
+	litset_free(ls);
+}
+
+static void
+test_edges(void)
+{
+	static const char *const lits[] = { "abcd", "bcde", "cdefgh", "zzzz" };
+	struct litset *ls = make_set(lits, ARRAY_LEN(lits));
+	size_t li = 99;
+	/* NUL and high bytes are ordinary characters. */
+	const char bin[] = { 'x', '\0', '\xff', 'z', 'z', 'z', 'z', '\x80' };
+	unsigned char hits[1] = { 0 };
+
+	CHECK_INTEQ(litset_stride(ls), 1);
+	/* Overlapping literals: the earliest start wins. */
+	CHECK_INTEQ(litset_find(ls, "abcdefgh", 8, 0, &li), 0);
+	CHECK_INTEQ(li, 0);
+	CHECK_INTEQ(litset_find(ls, "abcdefgh", 8, 1, &li), 1);
+	CHECK_INTEQ(li, 1);
+	CHECK_INTEQ(litset_find(ls, "abcdefgh", 8, 2, &li), 2);
+	CHECK_INTEQ(li, 2);
+	CHECK_INTEQ(litset_find(ls, "abcdefg", 7, 2, &li), 7);
+	/* At the very start and the very end. */
+	CHECK_INTEQ(litset_find(ls, "zzzz", 4, 0, &li), 0);
+	CHECK_INTEQ(litset_find(ls, "...zzzz", 7, 0, &li), 3);
+	CHECK_INTEQ(litset_find(ls, "...zzz", 6, 0, &li), 6);
+	CHECK_INTEQ(litset_find(ls, bin, sizeof(bin), 0, &li), 3);
+	CHECK_INTEQ(li, 3);
+	CHECK_INTEQ(litset_find(ls, bin, sizeof(bin), 4, &li), sizeof(bin));
+
+	CHECK_INTEQ(litset_line_hits(ls, "xxABCDEFGHzzzz", 14, hits), 4);
+	CHECK_INTEQ(hits[0], 0x0f);
+	hits[0] = 0;
+	CHECK_INTEQ(litset_line_hits(ls, "xbcdex", 6, hits), 1);
+	CHECK_INTEQ(hits[0], 0x02);
+	hits[0] = 0;
+	CHECK_INTEQ(litset_line_hits(ls, "abc", 3, hits), 0);
+	CHECK_INTEQ(hits[0], 0);
+	litset_free(ls);
+
+	/* Look-alikes under |0x20 must not match: '@' vs '`', '[' vs '{'. */
+	{
+		static const char *const l2[] = { "a@b[c", "A_B^" };
+		struct litset *l = make_set(l2, ARRAY_LEN(l2));
+
+		CHECK_INTEQ(litset_find(l, "a`b{c", 5, 0, NULL), 5);
+		CHECK_INTEQ(litset_find(l, "A@B[C", 5, 0, NULL), 0);
+		CHECK_INTEQ(litset_find(l, "a\x7f" "b~", 4, 0, NULL), 4);
+		CHECK_INTEQ(litset_find(l, "xa_b^", 5, 0, NULL), 1);
+		litset_free(l);
+	}
+	/* Non-letters are not folded: 0xC0 and 0xE0 differ by 0x20. */
+	{
+		static const char *const l3[] = { "\xc0\xc1\xc2\xc3" };
+		struct litset *l = make_set(l3, 1);
+
+		CHECK_INTEQ(litset_find(l, "\xe0\xe1\xe2\xe3", 4, 0, NULL), 4);
+		CHECK_INTEQ(litset_find(l, "-\xc0\xc1\xc2\xc3", 5, 0, NULL), 1);
+		litset_free(l);
+	}
+}
+
+/*
+ * Random literals and buffers; every find and line_hits result is compared
+ * with the naive search. stride 0 lets build choose; scalar forces the
+ * portable probe. Returns the number of disagreements.
+ */
+static int
+differential(int rounds, int alphabet, size_t stride, bool scalar)
+{
+	static const char small[] = "abAB";
+	static const char text[] = "abcdefghij ERROR:._-";
+	int bad = 0;
+
+	for (int r = 0; r < rounds; r++) {
+		size_t nl = 1 + rnd_below(r % 7 == 0 ? 200 : 30);
+		size_t minlen = 4 + (stride > 1 ? stride - 1 : 0) + rnd_below(4);
+		size_t blen = rnd_below(r % 13 == 0 ? 3000 : 300);
+		char **lits = malloc(nl * sizeof(*lits));
+		size_t *lens = malloc(nl * sizeof(*lens));
+		char *buf = malloc(blen + 1);
+		unsigned char hits[32], want[32];
+		struct litset *ls = litset_new();
+		size_t q = 0, li = 0;
+
+		for (size_t i = 0; i < blen; i++) {
+			if (alphabet == 0)
+				buf[i] = small[rnd_below(4)];
+			else if (alphabet == 1)
+				buf[i] = text[rnd_below(sizeof(text) - 1)];
+			else
+				buf[i] = (char)rnd_below(256);
+		}
+		for (size_t i = 0; i < nl; i++) {
+			size_t m = minlen + rnd_below(rnd_below(4) == 0 ? 40 : 8);
+
+			lits[i] = malloc(m + 1);
+			lens[i] = m;
+			if (blen >= m && rnd_below(2)) {
+				/* A piece of the buffer, case-flipped. */
+				size_t at = rnd_below(blen - m + 1);
+
+				for (size_t k = 0; k < m; k++) {
+					int c = (unsigned char)buf[at + k];
+
+					if (rnd_below(2) && c >= 'a' && c <= 'z')
+						c -= 32;
+					lits[i][k] = (char)c;
+				}
+			} else {
+				for (size_t k = 0; k < m; k++)
+					lits[i][k] = alphabet == 0 ? small[rnd_below(4)]
+						: alphabet == 1 ? text[rnd_below(sizeof(text) - 1)]
+						: (char)rnd_below(256);
+			}
+			lits[i][m] = '\0';
+			litset_add(ls, lits[i], m, (unsigned)(i % 256));
+		}
+		litset_tune(ls, stride, scalar);
+		if (rnd_below(2))
+			litset_build(ls, buf, blen);
+		else
+			litset_build(ls, NULL, 0);
+		if (stride && litset_stride(ls) != stride && bad++ < 5)
+			fprintf(stderr, "round %d: stride %zu, want %zu\n", r, litset_stride(ls), stride);
+
+		/* Every occurrence position, in order, from a random start. */
+		q = rnd_below(4) == 0 ? rnd_below(blen + 1) : 0;
+		for (;;) {
+			size_t want_q = naive_find(lits, lens, nl, buf, blen, q);
+			size_t got = litset_find(ls, buf, blen, q, &li);
+
+			if (got != want_q) {
+				if (bad++ < 5)
+					fprintf(stderr, "round %d alphabet %d: find from %zu: got %zu, want %zu\n",
+						r, alphabet, q, got, want_q);
+				break;
+			}
+			if (got == blen)
+				break;
+			{
+				size_t ll;
+				const char *lit = litset_literal(ls, li, &ll);
+
+				if (!at_fold(buf, blen, got, lit, ll)) {
+					if (bad++ < 5)
+						fprintf(stderr, "round %d: wrong literal index\n", r);
+					break;
+				}
+			}
+			q = got + 1;
+		}
+
+		/* line_hits over the whole buffer and over a random slice. */
+		for (int pass = 0; pass < 2; pass++) {
+			size_t a = pass ? rnd_below(blen + 1) : 0;
+			size_t b = pass ? a + rnd_below(blen - a + 1) : blen;
+
+			memset(hits, 0, sizeof(hits));
+			memset(want, 0, sizeof(want));
+			litset_line_hits(ls, buf + a, b - a, hits);
+			for (size_t i = 0; i < nl; i++)
+				for (size_t k = a; k < b; k++)
+					if (at_fold(buf, b, k, lits[i], lens[i])) {
+						want[(i % 256) >> 3] |= (unsigned char)(1u << (i % 256 & 7));
+						break;
+					}
+			if (memcmp(hits, want, sizeof(hits)) != 0 && bad++ < 5)
+				fprintf(stderr, "round %d alphabet %d: line_hits differ\n", r, alphabet);
+		}
+
+		litset_free(ls);
+		for (size_t i = 0; i < nl; i++)
+			free(lits[i]);
+		free(lits);
+		free(lens);
+		free(buf);
+	}
+	return bad;
+}
+
+static void
+test_differential(void)
+{
+	/* Every stride, both probes (the AVX2 one only where the CPU has it),
+	 * three alphabets: few letters (many overlaps), log-like text, and
+	 * all 256 byte values. */
+	for (int seed = 1; seed <= 2; seed++)
+		for (size_t stride = 0; stride <= 8; stride++)
+			for (int scalar = 0; scalar <= 1; scalar++) {
+				rng_state = 0x9E3779B97F4A7C15ull * (uint64_t)(seed * 100 + (int)stride * 2 + scalar);
+				CHECK_INTEQ(differential(100, 0, stride, scalar), 0);
+				CHECK_INTEQ(differential(100, 1, stride, scalar), 0);
+				CHECK_INTEQ(differential(100, 2, stride, scalar), 0);
+			}
+}
+
+int
+main(void)
+{
+	test_basic();
+	test_add_rules();
+	test_edges();
+	test_differential();
+	return TEST_DONE();
+}
