@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "pt/cmd.h"
-#include "pt/packs.h"
 #include "pt/rules.h"
 #include "pt/xalloc.h"
 
@@ -113,7 +112,7 @@ cmd_load_rules(struct pt_ctx *ctx)
 	if (!(dir = rules_locate(ctx->rules_dir, &err)))
 		return pt_report(&err);
 	rs = ruleset_new();
-	if (ruleset_load_dir(rs, dir, NULL, &d, &err) < 0 || packs_load(rs, &d) < 0 ||
+	if (ruleset_load_dir(rs, dir, NULL, &d, &err) < 0 ||
 	    ruleset_finish(rs, &d) < 0) {
 		diag_print(&d, stderr);
 		if (d.nerrors)
