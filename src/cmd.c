@@ -18,7 +18,6 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_explain_entry,
 	&cmd_help_entry,
 	&cmd_rules_entry,
-	&cmd_run_entry,
 	&cmd_triage_entry,
 	&cmd_version_entry,
 	&cmd_vmem_entry,
