@@ -17,7 +17,6 @@
 #include "pt/buf.h"
 #include "pt/classify.h"
 #include "pt/ingest.h"
-#include "pt/literal.h"
 #include "pt/litset.h"
 #include "pt/match.h"
 #include "pt/xalloc.h"
@@ -106,31 +105,24 @@ snap_copy(struct snap_frame *dst, const struct snap_frame *src)
 	dst->col = src->col;
 }
 
+/* Literals shorter than the prefilter's window, or none, leave only the
+ * rule's declared literals; without those the pattern runs on every line. */
 static void
 add_pattern_literals(struct classifier *c, const struct pattern *p)
 {
-	char **lits = NULL;
-	size_t n = 0;
-	bool usable = true;
+	bool usable = p->lits && p->lits[0];
 
-	if (literal_extract(p->src, &lits, &n) == 0)
-		usable = false;
-	for (size_t i = 0; usable && i < n; i++)
-		if (strlen(lits[i]) < RULE_MIN_LITERAL)
+	for (char **l = p->lits; usable && *l; l++)
+		if (strlen(*l) < RULE_MIN_LITERAL)
 			usable = false;
-	if (!usable && p->rule && p->rule->literals) {
-		literal_list_free(lits);
-		lits = NULL;
+	if (!usable && p->rule && p->rule->literals)
 		for (char **d = p->rule->literals; *d; d++)
 			litset_add(c->ls, *d, strlen(*d), (unsigned)p->index);
-		return;
-	}
-	if (usable)
-		for (size_t i = 0; i < n; i++)
-			litset_add(c->ls, lits[i], strlen(lits[i]), (unsigned)p->index);
+	else if (usable)
+		for (char **l = p->lits; *l; l++)
+			litset_add(c->ls, *l, strlen(*l), (unsigned)p->index);
 	else
 		c->always[c->nalways++] = p->index;
-	literal_list_free(lits);
 }
 
 struct classifier *
@@ -190,7 +182,7 @@ record_hit(struct classifier *c, const struct pattern *p, const char *subj, size
 {
 	struct pat_state *st = &c->ps[p->index];
 	size_t keep = len < EVIDENCE_MAX_TEXT ? len : EVIDENCE_MAX_TEXT;
-	size_t nnames = match_name_count(p->m);
+	size_t nnames = match_name_count(p->m);	/* compiled: it just matched */
 
 	st->hit = true;
 	st->line = lineno;
@@ -217,12 +209,17 @@ record_hit(struct classifier *c, const struct pattern *p, const char *subj, size
 
 /* Try one pattern on a subject; returns true when it matched (and was recorded). */
 static bool
-try_pattern(struct classifier *c, const struct pattern *p, const char *subj, size_t len,
+try_pattern(struct classifier *c, struct pattern *p, const char *subj, size_t len,
 	    size_t lineno)
 {
+	struct match *m = pattern_compiled(p);
 	size_t ms = 0, me = 0;
 
-	switch (match_exec(p->m, subj, len, &ms, &me)) {
+	if (!m) {
+		c->match_errors++;
+		return false;
+	}
+	switch (match_exec(m, subj, len, &ms, &me)) {
 	case MATCH_YES:
 		record_hit(c, p, subj, len, lineno, ms, me);
 		return true;
@@ -245,7 +242,7 @@ struct line_ctx {
 
 /* A hard-wrapped message: retry on the line joined with a neighbour. */
 static void
-try_joined(struct classifier *c, const struct pattern *p, const struct line_ctx *l)
+try_joined(struct classifier *c, struct pattern *p, const struct line_ctx *l)
 {
 	if (l->prev && ingest_is_continuation(l->prev, l->prevn, l->s, l->n)) {
 		buf_reset(&c->join);
@@ -267,7 +264,7 @@ try_joined(struct classifier *c, const struct pattern *p, const struct line_ctx 
 static void
 run_pattern(struct classifier *c, size_t id, const struct line_ctx *l)
 {
-	const struct pattern *p = c->rs->patterns[id];
+	struct pattern *p = c->rs->patterns[id];
 
 	if (c->ps[id].hit)
 		return;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pt/chips.h"
+#include "pt/literal.h"
 #include "pt/match.h"
 #include "pt/rules.h"
 #include "pt/util.h"
@@ -66,7 +67,18 @@ pattern_free(struct pattern *p)
 		return;
 	match_free(p->m);
 	free(p->src);
+	literal_list_free(p->lits);
 	free(p);
+}
+
+struct match *
+pattern_compiled(struct pattern *p)
+{
+	size_t off;
+
+	if (!p->m)
+		p->m = match_compile(p->src, &off, NULL);
+	return p->m;
 }
 
 static void
@@ -915,6 +927,9 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			ruleset_add_pattern(rs, rs->rules[i]->pats[k]);
 	for (size_t i = 0; i < rs->nfacts; i++)
 		ruleset_add_pattern(rs, rs->facts[i].pat);
+	for (size_t i = 0; i < rs->npatterns; i++)
+		if (!rs->patterns[i]->lits)
+			literal_extract(rs->patterns[i]->src, &rs->patterns[i]->lits, NULL);
 	return d->nerrors > before ? -1 : 0;
 }
 

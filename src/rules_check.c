@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "pt/classify.h"
-#include "pt/literal.h"
 #include "pt/rules_check.h"
 
 static void
@@ -95,18 +94,17 @@ rules_check_literals(const struct ruleset *rs, struct diag *d)
 		const struct rule *r = rs->rules[i];
 
 		for (size_t k = 0; k < r->npats; k++) {
-			char **lits = NULL;
-			size_t n = 0;
-			bool ok = literal_extract(r->pats[k]->src, &lits, &n) > 0;
+			char **lits = r->pats[k]->lits;
+			bool ok = lits && lits[0];
 
-			for (size_t j = 0; ok && j < n; j++)
-				if (strlen(lits[j]) < RULE_MIN_LITERAL)
+			for (; ok && *lits; lits++)
+				if (strlen(*lits) < RULE_MIN_LITERAL)
 					ok = false;
-			literal_list_free(lits);
 			if (!ok && !r->literals)
 				diag_warning(d, r->file, r->pats[k]->line, r->pats[k]->col,
-					     "rule '%s': pattern has no literal of 4 bytes or more and the rule "
-					     "declares no 'literals'; it runs on every line", r->id);
+					     "rule '%s': pattern has no literal of %d bytes or more and the "
+					     "rule declares no 'literals'; it runs on every line", r->id,
+					     RULE_MIN_LITERAL);
 		}
 	}
 }

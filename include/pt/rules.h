@@ -41,7 +41,8 @@ enum pat_role { PAT_ANY, PAT_ALL, PAT_NONE };
 struct pattern {
 	char *src;                 /* the PCRE2 source as written */
 	enum pat_role role;
-	struct match *m;           /* compiled lazily by the matcher */
+	struct match *m;           /* compiled; NULL until first use when loaded from the cache */
+	char **lits;               /* required literals (literal.h), NULL-terminated; set by finish */
 	int line, col;             /* position in the rules file */
 	struct rule *rule;         /* owner (borrowed back-pointer) */
 	size_t index;              /* position in ruleset->patterns */
@@ -145,6 +146,14 @@ int ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char
  * refer to known flags, at least one rule. Returns -1 if d got errors.
  */
 int ruleset_finish(struct ruleset *rs, struct diag *d);
+
+/*
+ * The compiled pattern, compiling it now if it was loaded from the cache.
+ * Returns a borrowed pointer, or NULL if it does not compile (only possible
+ * with a cache that lies; callers treat it as a pattern that never matches).
+ * Not thread-safe: a ruleset is used by one thread at a time.
+ */
+struct match *pattern_compiled(struct pattern *p);
 
 const struct rule *ruleset_find_rule(const struct ruleset *rs, const char *id);
 const struct code_def *ruleset_find_code(const struct ruleset *rs, const char *code);
