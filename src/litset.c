@@ -44,9 +44,9 @@ struct went {
 	uint32_t win;        /* folded window value, as loaded from memory */
 	uint32_t lit;        /* index into lits */
 	uint32_t len;        /* the literal's length */
-	uint32_t chk;        /* folded 4 bytes of the literal at chkoff: a cheap */
-	uint32_t chkoff;     /* first test before the full compare */
 	uint32_t off;        /* window offset in the literal */
+	uint32_t chkoff;     /* the literal's folded 4 bytes at chkoff, chk, */
+	uint32_t chk;        /* are a cheap first test before the full compare */
 };
 
 struct litset {
@@ -291,9 +291,8 @@ build_table(struct litset *ls)
 	ls->ents = xmalloc(ls->nlits * s * sizeof(*ls->ents));
 	for (size_t i = 0; i < ls->nlits; i++)
 		for (size_t j = 0; j < s; j++) {
-			struct went *e = &ls->ents[n++];
-
 			const struct lit *l = &ls->lits[i];
+			struct went *e = &ls->ents[n++];
 
 			e->win = load_win(l->s + l->offs[j]);
 			e->lit = (uint32_t)i;
@@ -338,6 +337,7 @@ build_table(struct litset *ls)
  * tried on (the first EVAL_MAX bytes of) the sample and the cheapest kept.
  */
 #define EVAL_MAX ((size_t)1 << 20)
+#define SAMPLE_MIN ((size_t)64 << 10)   /* less says little: use the static guess */
 #define HIT_NS 80.0
 
 static double
@@ -376,7 +376,7 @@ litset_build(struct litset *ls, const char *sample, size_t sample_len)
 	best_s = smax < 4 ? smax : 4;
 	if (ls->force_stride)
 		best_s = ls->force_stride < smax ? ls->force_stride : smax;
-	if (smp && sample_len >= 4) {
+	if (smp && sample_len >= SAMPLE_MIN) {
 		size_t n = sample_len < EVAL_MAX ? sample_len : EVAL_MAX;
 		double best = -1.0;
 

@@ -47,9 +47,10 @@ int litset_add(struct litset *ls, const char *lit, size_t len, unsigned id);
  * (may be NULL) is a piece of the input, e.g. its first 1-4 MiB: each
  * literal's windows are chosen among those rarest in it, and the stride that
  * costs least on it is kept (a long stride is not always faster: it leaves
- * fewer windows to choose from, so more false hits). Without a sample, a
- * static letter-frequency guess and s = min(shortest - 3, 4) are used. The
- * sample is only read during the call, for about 3 ms per MiB.
+ * fewer windows to choose from, so more false hits). Without a sample, or
+ * with one under 64 KiB, a static letter-frequency guess and
+ * s = min(shortest - 3, 4) are used. The sample is only read during the
+ * call, which takes about 3 ms per MiB of it.
  */
 void litset_build(struct litset *ls, const char *sample, size_t sample_len);
 
