@@ -785,7 +785,10 @@ collect_evidence(const struct classifier *c, struct verdict *v)
 			e->role = p->role;
 		}
 	}
-	qsort(v->ev, v->nev, sizeof(*v->ev), evidence_cmp);
+	/* no evidence leaves v->ev NULL, and qsort(NULL, 0, ...) is undefined */
+	if (v->nev)
+		if (v->nev > 1)
+		qsort(v->ev, v->nev, sizeof(*v->ev), evidence_cmp);
 }
 
 /* Captures: the deciding rule's first, then its class's, then the rest;
