@@ -25,7 +25,9 @@ endif
 PT_CPPFLAGS = -Iinclude -D_GNU_SOURCE -DPCRE2_CODE_UNIT_WIDTH=8 \
               -DPT_DATADIR='"$(DATADIR)"' -DPT_SRCDIR='"$(CURDIR)"' -DPT_VERSION='"$(VERSION)"' \
               $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PT_LDLIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread
+# libcurl is not linked: src/http.c opens it with dlopen() when a command
+# needs HTTP, because loading it costs more than a small triage.
+PT_LDLIBS   = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -ldl -lpthread
 COMPILE      = $(CC) -std=c11 $(WARN) $(SAN_FLAGS) $(PT_CPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 LINK         = $(CC) $(SAN_FLAGS) $(CFLAGS) $(LDFLAGS)
 
@@ -70,6 +72,14 @@ check:
 valgrind: all $(UNITS)
 	VALGRIND=1 PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
 
+# libFuzzer targets (tests/fuzz/, docs/reliability.md): the library built by
+# clang with ASan and UBSan into build-fuzz; each target runs FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz: all
+	@sh tests/fuzz/fuzz.sh deps
+	$(MAKE) BUILD=build-fuzz CC=clang SAN=fuzzer-no-link,address,undefined CFLAGS='-O1 -g' build-fuzz/libpt.a
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/fuzz.sh run
+
 bench: all
 	@sh scripts/ensure-deps.sh bench
 	sh bench/run.sh $(CURDIR)/$(BUILD)/pallas-triage
@@ -88,6 +98,6 @@ lint:
 	  { echo 'banned function used (see docs/hacking.md)'; exit 1; }
 
 clean:
-	rm -rf build build-check build-asan build-ubsan
+	rm -rf build build-check build-asan build-ubsan build-fuzz
 
-.PHONY: all deps demo test test-deps check valgrind bench install uninstall lint clean
+.PHONY: all deps demo test test-deps check valgrind fuzz bench install uninstall lint clean

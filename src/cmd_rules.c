@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pt/cmd.h"
+#include "pt/cmd_packs.h"
 #include "pt/rules.h"
 #include "pt/rules_check.h"
 #include "pt/xalloc.h"
@@ -52,8 +53,12 @@ static const struct cmd_entry rules_export_entry = {
 
 static const struct cmd_entry *const rules_sub[] = {
 	&rules_export_entry,
+	&cmd_rules_fetch_entry,
 	&rules_list_entry,
+	&cmd_rules_remove_entry,
+	&cmd_rules_sources_entry,
 	&rules_test_entry,
+	&cmd_rules_update_entry,
 	&rules_validate_entry,
 	NULL,
 };

@@ -74,7 +74,6 @@ extern const struct cmd_entry cmd_triage_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_vmem_entry;
 
-#endif
 
 /*
  * Global options, accepted before the command name and by every command:
@@ -88,3 +87,5 @@ enum { OPT_GLOBAL_RULES = 0x1000, OPT_GLOBAL_COLOR, OPT_GLOBAL_NO_INPUT };
 	{ "no-input", no_argument, NULL, OPT_GLOBAL_NO_INPUT }
 /* Returns 0 if c was a global option and was applied, PT_EXIT_USAGE otherwise. */
 int cmd_global_option(const struct cmd_entry *e, struct pt_ctx *ctx, int c, const char *arg);
+
+#endif

@@ -58,4 +58,25 @@ rm -rf "$XDG_DATA_HOME/pallas-triage"
 
 # stdout write errors are reported
 check "write error to a full device exits 4" sh -c "$PT --no-input $L/sync-race.log >/dev/full 2>/dev/null; test \$? = 4"
+# the rules cache: a hit, a stale key, a corrupt or truncated file all give the same answer
+rm -rf "$HOME/.cache"
+cp -r "$SRC/rules" "$T/r"
+$PT --rules "$T/r" --json $L/layout-e2002-bf16.log >"$T/c1.json"
+cache=$(ls "$HOME"/.cache/pallas-triage/rules-*.bin 2>/dev/null | head -1)
+check "the cache is written" test -s "$cache"
+$PT --rules "$T/r" --json $L/layout-e2002-bf16.log >"$T/c2.json"
+check "a cache hit gives the same answer" cmp -s "$T/c1.json" "$T/c2.json"
+PALLAS_TRIAGE_NO_CACHE=1 $PT --rules "$T/r" --json $L/layout-e2002-bf16.log >"$T/c3.json"
+check "no cache gives the same answer" cmp -s "$T/c1.json" "$T/c3.json"
+printf 'PTRC0001 garbage' >"$cache"
+$PT --rules "$T/r" --json $L/layout-e2002-bf16.log >"$T/c4.json"
+check "a corrupt cache is a miss" cmp -s "$T/c1.json" "$T/c4.json"
+$PT --rules "$T/r" rules list >/dev/null
+head -c 20000 "$cache" >"$T/trunc" && cp "$T/trunc" "$cache"
+$PT --rules "$T/r" --json $L/layout-e2002-bf16.log >"$T/c5.json"
+check "a truncated cache is a miss" cmp -s "$T/c1.json" "$T/c5.json"
+sed -i 's/weight: 95/weight: 11/' "$T/r/layout.yaml"
+sleep 0.01
+$PT --rules "$T/r" --json $L/layout-e2002-bf16.log >"$T/c6.json"
+check "an edited rule file invalidates the cache" sh -c "! cmp -s '$T/c1.json' '$T/c6.json'"
 finish

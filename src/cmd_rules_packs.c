@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage rules fetch|sources|update|remove`: rule packs from a URL.
+ * A pack is downloaded into memory, checked against an optional sha256 pin,
+ * validated together with the base rules and the other packs (examples
+ * included), and only then installed; any failure leaves the installed packs
+ * as they were (docs/packs.md). These commands do not load the rules
+ * through the dispatcher, so a pack that broke the rules can still be
+ * updated or removed.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/cmd.h"
+#include "pt/cmd_packs.h"
+#include "pt/http.h"
+#include "pt/json.h"
+#include "pt/packs.h"
+#include "pt/rules.h"
+#include "pt/sha256.h"
+#include "pt/xalloc.h"
+
+static int rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx);
+static int rules_sources_run(int argc, char **argv, struct pt_ctx *ctx);
+static int rules_update_run(int argc, char **argv, struct pt_ctx *ctx);
+static int rules_remove_run(int argc, char **argv, struct pt_ctx *ctx);
+
+#define NET_HELP \
+	"  --allow-http       allow a plain http:// URL (a server on your own machine);\n" \
+	"                     a redirect from https to http is refused even then\n"
+
+const struct cmd_entry cmd_rules_fetch_entry = {
+	.name = "fetch",
+	.usage = "rules fetch [--sha256 HEX] [--name NAME] [--allow-http] URL",
+	.summary = "download a rule pack, validate it and install it",
+	.help =
+	"options:\n"
+	"  --sha256 HEX       install only if the download has this SHA-256\n"
+	"  --name NAME        the pack's name (default: from the URL's file name)\n"
+	NET_HELP
+	"\n"
+	"The pack (one YAML rules file) is validated with the base rules and the other\n"
+	"packs, and its examples are run, before anything is written. A pack rule with\n"
+	"the id of another rule must say 'overrides: true'. Fetching a name again\n"
+	"replaces that pack.\n"
+	"\n"
+	"exit status: 0 installed, 2 usage error (also a URL that is not https),\n"
+	"3 invalid pack or checksum mismatch, 4 network or file system error\n",
+	.min_args = 1, .max_args = 1, .run = rules_fetch_run,
+};
+
+const struct cmd_entry cmd_rules_sources_entry = {
+	.name = "sources",
+	.usage = "rules sources [--json]",
+	.summary = "list the installed rule packs with origin, checksum and fetch time",
+	.help = "exit status: 0 listed (also when none), 3 corrupt pack metadata\n",
+	.min_args = 0, .max_args = 0, .run = rules_sources_run,
+};
+
+const struct cmd_entry cmd_rules_update_entry = {
+	.name = "update",
+	.usage = "rules update [--allow-http] [NAME...]",
+	.summary = "refetch the installed rule packs (conditional requests)",
+	.help =
+	"options:\n"
+	NET_HELP
+	"\n"
+	"Asks each pack's origin whether it changed (If-None-Match, If-Modified-Since)\n"
+	"and installs a changed pack after the same checks as fetch. A pack that fails\n"
+	"to download or to validate keeps its last good version. A pack fetched with\n"
+	"--sha256 stays pinned: a different content is a checksum mismatch.\n"
+	"\n"
+	"exit status: 0 all up to date, 2 usage error or unknown NAME, 3 an invalid\n"
+	"pack or checksum mismatch, 4 a network or file system error (the worst wins)\n",
+	.min_args = 0, .max_args = -1, .run = rules_update_run,
+};
+
+const struct cmd_entry cmd_rules_remove_entry = {
+	.name = "remove",
+	.usage = "rules remove NAME",
+	.summary = "remove an installed rule pack",
+	.help = "exit status: 0 removed, 2 usage error or no such pack, 4 file system error\n",
+	.min_args = 1, .max_args = 1, .run = rules_remove_run,
+};
+
+enum { OPT_SHA256 = 1, OPT_NAME, OPT_ALLOW_HTTP, OPT_JSON };
+
+static int
+worst(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void
+lowercase(char *s)
+{
+	for (; *s; s++)
+		if (*s >= 'A' && *s <= 'F')
+			*s = (char)(*s - 'A' + 'a');
+}
+
+/* Print a failed pack_add: the schema problems, then the summary. */
+static int
+report_add_failure(const struct diag *d, const struct pt_err *err, const char *name, bool keep)
+{
+	fflush(stdout);
+	diag_print(d, stderr);
+	if (keep) {
+		fprintf(stderr, "pallas-triage: error: %s: %s; keeping the installed version\n", name,
+			err->msg);
+		return err->status ? err->status : PT_EXIT_SYSTEM;
+	}
+	return pt_report(err);
+}
+
+static int
+rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "sha256", required_argument, NULL, OPT_SHA256 },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
+		CMD_GLOBAL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cmd_entry *e = &cmd_rules_fetch_entry;
+	struct http_response res = HTTP_RESPONSE_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct diag d = DIAG_INIT;
+	struct http_opts ho;
+	struct pack meta;
+	char hex[SHA256_HEX_LEN + 1], now[64];
+	char *pin = NULL, *name = NULL, *base = NULL, *shown = NULL;
+	const char *url;
+	bool allow_http = false, curl_up = false;
+	long long nrules = 0;
+	int c, rc;
+
+	memset(&meta, 0, sizeof(meta));
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == OPT_SHA256) {
+			free(pin);
+			pin = xstrdup(optarg);
+		} else if (c == OPT_NAME) {
+			free(name);
+			name = xstrdup(optarg);
+		} else if (c == OPT_ALLOW_HTTP) {
+			allow_http = true;
+		} else if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0) {
+			goto out;
+		}
+	}
+	if ((rc = cmd_check_args(e, argc, optind)) != 0)
+		goto out;
+	url = argv[optind];
+	if (http_check_url(url, allow_http, &err) < 0) {
+		rc = cmd_usage_error(e, "%s", err.msg);
+		goto out;
+	}
+	if (pin && !sha256_hex_valid(pin)) {
+		rc = cmd_usage_error(e, "--sha256 takes 64 hex digits, not '%s'", pin);
+		goto out;
+	}
+	if (pin)
+		lowercase(pin);
+	if (name && !pack_name_valid(name)) {
+		rc = cmd_usage_error(e, "'%s' is not a valid pack name: use lowercase letters, "
+				     "digits, '.', '_' and '-', starting with a letter or digit", name);
+		goto out;
+	}
+	if (!name && !(name = pack_name_from_url(url))) {
+		rc = cmd_usage_error(e, "cannot make a pack name from '%s'; give one with --name",
+				     url);
+		goto out;
+	}
+	if (http_opts_init(&ho, &err) < 0 || http_global_init(&err) < 0) {
+		rc = pt_report(&err);
+		goto out;
+	}
+	curl_up = true;
+	ho.allow_http = allow_http;
+	ho.max_body = PACK_MAX_BYTES;
+	if (!(base = rules_locate(ctx->rules_dir, &err))) {
+		rc = pt_report(&err);
+		goto out;
+	}
+	if (http_get(url, NULL, NULL, &res, &ho, &err) < 0) {
+		rc = pt_report(&err);
+		goto out;
+	}
+	shown = http_url_display(url, false);
+	sha256_hex(res.body.data, res.body.len, hex);
+	if (pin && strcmp(hex, pin) != 0) {
+		pt_err_set(&err, PT_EXIT_DATA, "checksum mismatch for '%s': expected sha256 %s, got "
+			   "%s; nothing was installed", shown, pin, hex);
+		rc = pt_report(&err);
+		goto out;
+	}
+	meta.name = name;
+	meta.url = (char *)url;
+	meta.pin = pin;
+	meta.etag = res.etag;
+	meta.last_modified = res.last_modified;
+	meta.fetched = meta.checked = (char *)pack_now(now, sizeof(now));
+	if (pack_add(base, &meta, res.body.data, res.body.len, shown, &d, stderr, &nrules,
+		     &err) < 0) {
+		rc = report_add_failure(&d, &err, name, false);
+		goto out;
+	}
+	diag_print(&d, stderr);
+	printf("installed rule pack '%s': %lld rule%s from %s\nsha256 %s\n", name, nrules,
+	       nrules == 1 ? "" : "s", shown, hex);
+	rc = PT_EXIT_OK;
+out:
+	http_response_release(&res);
+	diag_release(&d);
+	free(pin);
+	free(name);
+	free(base);
+	free(shown);
+	if (curl_up)
+		http_global_cleanup();
+	return rc;
+}
+
+static void
+print_pack_text(const struct pack *p)
+{
+	char *shown = http_url_display(p->url, false);
+
+	printf("%s\n", p->name);
+	printf("  origin:   %s\n", shown);
+	printf("  sha256:   %s%s\n", p->sha256, p->pin ? " (pinned)" : "");
+	printf("  fetched:  %s\n", p->fetched);
+	printf("  checked:  %s\n", p->checked);
+	printf("  rules:    %lld\n", p->nrules);
+	printf("  size:     %lld bytes\n", p->size);
+	if (p->etag)
+		printf("  etag:     %s\n", p->etag);
+	if (p->last_modified)
+		printf("  modified: %s\n", p->last_modified);
+	free(shown);
+}
+
+static void
+add_pack_json(struct json *arr, const struct pack *p)
+{
+	struct json *o = json_push_object(arr);
+	char *shown = http_url_display(p->url, false);
+
+	json_add_str(o, "name", p->name);
+	json_add_str(o, "origin", shown);
+	json_add_str(o, "sha256", p->sha256);
+	json_add_bool(o, "pinned", p->pin != NULL);
+	json_add_str(o, "fetched", p->fetched);
+	json_add_str(o, "checked", p->checked);
+	json_add_int(o, "rules", p->nrules);
+	json_add_int(o, "size", p->size);
+	json_add_str(o, "etag", p->etag);
+	json_add_str(o, "last_modified", p->last_modified);
+	free(shown);
+}
+
+static int
+rules_sources_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		CMD_GLOBAL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cmd_entry *e = &cmd_rules_sources_entry;
+	struct pt_err err = PT_ERR_INIT;
+	struct pack *packs = NULL;
+	size_t n = 0;
+	bool json = false;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == OPT_JSON)
+			json = true;
+		else if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
+			return rc;
+	}
+	if ((rc = cmd_check_args(e, argc, optind)) != 0)
+		return rc;
+	if (packs_list(&packs, &n, &err) < 0)
+		return pt_report(&err);
+	if (json) {
+		struct json *root = json_new_array();
+
+		for (size_t i = 0; i < n; i++)
+			add_pack_json(root, &packs[i]);
+		json_print(root, stdout);
+		json_free(root);
+	} else if (n == 0) {
+		printf("no rule packs installed; add one with 'pallas-triage rules fetch URL'\n");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				putchar('\n');
+			print_pack_text(&packs[i]);
+		}
+	}
+	packs_free(packs, n);
+	return PT_EXIT_OK;
+}
+
+/* Refetch one pack; prints its outcome and returns its PT_EXIT_* status. */
+static int
+update_one(const struct pack *p, const char *base, const struct http_opts *ho)
+{
+	struct http_response res = HTTP_RESPONSE_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct diag d = DIAG_INIT;
+	struct pack meta;
+	char hex[SHA256_HEX_LEN + 1], now[64];
+	char *shown = http_url_display(p->url, false);
+	long long nrules = 0;
+	int rc = PT_EXIT_OK;
+
+	memset(&meta, 0, sizeof(meta));
+	pack_now(now, sizeof(now));
+	if (http_check_url(p->url, ho->allow_http, &err) < 0 ||
+	    http_get(p->url, p->etag, p->last_modified, &res, ho, &err) < 0) {
+		rc = report_add_failure(&d, &err, p->name, true);
+		goto out;
+	}
+	if (res.status == 304) {
+		if (pack_mark_checked(p->name, p->sha256, res.etag, res.last_modified, now, &err) < 0)
+			rc = report_add_failure(&d, &err, p->name, true);
+		else
+			printf("%s: not modified\n", p->name);
+		goto out;
+	}
+	sha256_hex(res.body.data, res.body.len, hex);
+	if (strcmp(hex, p->sha256) == 0) {
+		if (pack_mark_checked(p->name, p->sha256, res.etag, res.last_modified, now, &err) < 0)
+			rc = report_add_failure(&d, &err, p->name, true);
+		else
+			printf("%s: unchanged\n", p->name);
+		goto out;
+	}
+	if (p->pin && strcmp(hex, p->pin) != 0) {
+		pt_err_set(&err, PT_EXIT_DATA, "checksum mismatch for '%s': the pack is pinned to "
+			   "sha256 %s, the origin now has %s", shown, p->pin, hex);
+		rc = report_add_failure(&d, &err, p->name, true);
+		goto out;
+	}
+	meta.name = p->name;
+	meta.url = p->url;
+	meta.pin = p->pin;
+	meta.etag = res.etag;
+	meta.last_modified = res.last_modified;
+	meta.fetched = meta.checked = now;
+	if (pack_add(base, &meta, res.body.data, res.body.len, shown, &d, stderr, &nrules,
+		     &err) < 0) {
+		rc = report_add_failure(&d, &err, p->name, true);
+		goto out;
+	}
+	diag_print(&d, stderr);
+	printf("%s: updated: %lld rule%s, sha256 %s\n", p->name, nrules, nrules == 1 ? "" : "s",
+	       hex);
+out:
+	http_response_release(&res);
+	diag_release(&d);
+	free(shown);
+	return rc;
+}
+
+static int
+rules_update_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
+		CMD_GLOBAL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cmd_entry *e = &cmd_rules_update_entry;
+	struct pt_err err = PT_ERR_INIT;
+	struct pack *packs = NULL;
+	struct http_opts ho;
+	size_t n = 0;
+	char *base = NULL;
+	bool allow_http = false;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == OPT_ALLOW_HTTP)
+			allow_http = true;
+		else if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
+			return rc;
+	}
+	if ((rc = cmd_check_args(e, argc, optind)) != 0)
+		return rc;
+	for (int i = optind; i < argc; i++) {
+		struct pack p;
+		int got = pack_get(argv[i], &p, &err);
+
+		if (got < 0)
+			return pt_report(&err);
+		if (got == 1)
+			return cmd_usage_error(e, "no rule pack named '%s' (see 'pallas-triage rules "
+					       "sources')", argv[i]);
+		pack_release(&p);
+	}
+	if (http_opts_init(&ho, &err) < 0 || packs_list(&packs, &n, &err) < 0)
+		return pt_report(&err);
+	ho.allow_http = allow_http;
+	ho.max_body = PACK_MAX_BYTES;
+	if (n == 0) {
+		printf("no rule packs installed; add one with 'pallas-triage rules fetch URL'\n");
+		goto out;
+	}
+	if (!(base = rules_locate(ctx->rules_dir, &err))) {
+		rc = pt_report(&err);
+		goto out;
+	}
+	if (http_global_init(&err) < 0) {
+		rc = pt_report(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool wanted = optind == argc;
+
+		for (int k = optind; k < argc && !wanted; k++)
+			wanted = strcmp(argv[k], packs[i].name) == 0;
+		if (wanted)
+			rc = worst(rc, update_one(&packs[i], base, &ho));
+	}
+	http_global_cleanup();
+out:
+	packs_free(packs, n);
+	free(base);
+	return rc;
+}
+
+static int
+rules_remove_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	const struct cmd_entry *e = &cmd_rules_remove_entry;
+	static const struct option opts[] = {
+		CMD_GLOBAL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pt_err err = PT_ERR_INIT;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
+			return rc;
+	if ((rc = cmd_check_args(e, argc, optind)) != 0)
+		return rc;
+	rc = pack_remove(argv[optind], &err);
+	if (rc < 0)
+		return pt_report(&err);
+	if (rc == 1)
+		return cmd_usage_error(e, "no rule pack named '%s' (see 'pallas-triage rules sources')",
+				       argv[optind]);
+	printf("removed rule pack '%s'\n", argv[optind]);
+	return PT_EXIT_OK;
+}
