@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "pt/cmd.h"
+#include "pt/packs.h"
 #include "pt/rules.h"
+#include "pt/rules_cache.h"
 #include "pt/xalloc.h"
 
 const struct cmd_entry *const cmd_table[] = {
@@ -98,20 +100,15 @@ cmd_check_args(const struct cmd_entry *e, int argc, int optind_)
 	return 0;
 }
 
-int
-cmd_load_rules(struct pt_ctx *ctx)
+/* Read and validate the YAML (and the installed packs); errors are printed here. */
+static struct ruleset *
+load_rules_fresh(const char *dir, int *rc)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct diag d = DIAG_INIT;
-	struct ruleset *rs;
-	char *dir;
+	struct ruleset *rs = ruleset_new();
 
-	if (ctx->rules)
-		return 0;
-	if (!(dir = rules_locate(ctx->rules_dir, &err)))
-		return pt_report(&err);
-	rs = ruleset_new();
-	if (ruleset_load_dir(rs, dir, NULL, &d, &err) < 0 ||
+	if (ruleset_load_dir(rs, dir, NULL, &d, &err) < 0 || packs_load(rs, &d) < 0 ||
 	    ruleset_finish(rs, &d) < 0) {
 		diag_print(&d, stderr);
 		if (d.nerrors)
@@ -120,12 +117,50 @@ cmd_load_rules(struct pt_ctx *ctx)
 				d.nerrors, d.nerrors == 1 ? "" : "s", dir);
 		else
 			pt_report(&err);
+		*rc = d.nerrors ? PT_EXIT_DATA : (err.status ? err.status : PT_EXIT_DATA);
 		diag_release(&d);
 		ruleset_free(rs);
-		free(dir);
-		return d.nerrors ? PT_EXIT_DATA : (err.status ? err.status : PT_EXIT_DATA);
+		return NULL;
 	}
 	diag_release(&d);
+	return rs;
+}
+
+/* The base rules' files and the installed packs (metadata included: removing
+ * a pack deletes its metadata first). */
+static char *
+cache_key(const char *const *dirs)
+{
+	char *base = rules_cache_key(dirs), *packs = packs_cache_key();
+	char *key = xasprintf("%s%s", base, packs);
+
+	free(base);
+	free(packs);
+	return key;
+}
+
+int
+cmd_load_rules(struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	const char *dirs[2] = { NULL, NULL };
+	char *dir, *key;
+	struct ruleset *rs;
+	int rc = 0;
+
+	if (ctx->rules)
+		return 0;
+	if (!(dir = rules_locate(ctx->rules_dir, &err)))
+		return pt_report(&err);
+	dirs[0] = dir;
+	key = cache_key(dirs);
+	if (!(rs = rules_cache_load(key)) && (rs = load_rules_fresh(dir, &rc)))
+		rules_cache_save(rs, key);
+	free(key);
+	if (!rs) {
+		free(dir);
+		return rc;
+	}
 	ctx->rules = rs;
 	ctx->rules_origin = dir;
 	return 0;
