@@ -66,7 +66,7 @@ static const struct cmd_entry *const rules_sub[] = {
 const struct cmd_entry cmd_rules_entry = {
 	.name = "rules",
 	.usage = "rules COMMAND [ARGS]",
-	.summary = "validate, test, list and export the rules",
+	.summary = "validate, test, list and export the rules; fetch and manage rule packs",
 	.flags = CMD_GROUP,
 	.sub = rules_sub,
 };
