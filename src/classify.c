@@ -8,6 +8,7 @@
  * evidence; later ones add nothing). At the end the fired rules are scored
  * per class and the verdict is built.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@
  * <= MAX + READ_CHUNK before it is cut), plus room for a read. */
 #define WIN_SIZE (4 * CLASSIFY_MAX_LINE + 2 * READ_CHUNK)
 #define MIN_READ (CLASSIFY_MAX_LINE)
+/* A rebuild costs about a millisecond; this many wasted lines cost more. */
+#define REBUILD_AFTER_WASTED 4096
 
 /* Literal ids past the patterns' ids, for the lines the engine reads itself. */
 enum { AUX_PY_FRAME, AUX_LOC, AUX_TRACEBACK, AUX_ERROR, AUX_EXCEPTION, AUX_COUNT };
@@ -66,6 +69,7 @@ struct classifier {
 	size_t lineno;              /* lines before proc */
 	bool skipping;              /* inside an over-long line: drop bytes to the next newline */
 	bool built;                 /* litset built (from the first block, to pick rare windows) */
+	size_t wasted;              /* candidate lines since the last build that ran nothing */
 
 	struct buf join;
 	struct snap_frame last_frame, loc_frame;
@@ -108,7 +112,7 @@ snap_copy(struct snap_frame *dst, const struct snap_frame *src)
 /* Literals shorter than the prefilter's window, or none, leave only the
  * rule's declared literals; without those the pattern runs on every line. */
 static void
-add_pattern_literals(struct classifier *c, const struct pattern *p)
+add_pattern_literals(struct classifier *c, const struct pattern *p, bool first)
 {
 	bool usable = p->lits && p->lits[0];
 
@@ -121,8 +125,15 @@ add_pattern_literals(struct classifier *c, const struct pattern *p)
 	else if (usable)
 		for (char **l = p->lits; *l; l++)
 			litset_add(c->ls, *l, strlen(*l), (unsigned)p->index);
-	else
+	else if (first)
 		c->always[c->nalways++] = p->index;
+}
+
+static void
+add_aux_literals(struct classifier *c)
+{
+	for (size_t i = 0; i < AUX_COUNT; i++)
+		litset_add(c->ls, aux_literals[i], strlen(aux_literals[i]), (unsigned)(c->npat + i));
 }
 
 struct classifier *
@@ -135,9 +146,8 @@ classifier_new(const struct ruleset *rs)
 	c->ls = litset_new();
 	c->always = xcalloc(c->npat + 1, sizeof(*c->always));
 	for (size_t i = 0; i < c->npat; i++)
-		add_pattern_literals(c, rs->patterns[i]);
-	for (size_t i = 0; i < AUX_COUNT; i++)
-		litset_add(c->ls, aux_literals[i], strlen(aux_literals[i]), (unsigned)(c->npat + i));
+		add_pattern_literals(c, rs->patterns[i], true);
+	add_aux_literals(c);
 	c->hits_len = (c->npat + AUX_COUNT + 7) / 8;
 	c->hits = xcalloc(c->hits_len, 1);
 	c->ids = xcalloc(c->npat + AUX_COUNT, sizeof(*c->ids));
@@ -238,12 +248,21 @@ struct line_ctx {
 	size_t lineno;
 	const char *prev, *next;    /* neighbours (trimmed), NULL when none */
 	size_t prevn, nextn;
+	size_t start, end, limit;   /* raw line in the window, for the neighbours */
+	bool have_neighbours;       /* prev/next are computed on first need */
 };
+
+static void set_neighbours(struct classifier *c, struct line_ctx *l, size_t start, size_t end,
+			   size_t limit);
 
 /* A hard-wrapped message: retry on the line joined with a neighbour. */
 static void
-try_joined(struct classifier *c, struct pattern *p, const struct line_ctx *l)
+try_joined(struct classifier *c, struct pattern *p, struct line_ctx *l)
 {
+	if (!l->have_neighbours) {
+		set_neighbours(c, l, l->start, l->end, l->limit);
+		l->have_neighbours = true;
+	}
 	if (l->prev && ingest_is_continuation(l->prev, l->prevn, l->s, l->n)) {
 		buf_reset(&c->join);
 		buf_add(&c->join, l->prev, l->prevn);
@@ -261,15 +280,17 @@ try_joined(struct classifier *c, struct pattern *p, const struct line_ctx *l)
 	}
 }
 
-static void
-run_pattern(struct classifier *c, size_t id, const struct line_ctx *l)
+/* Returns false when the pattern had already hit and was not run. */
+static bool
+run_pattern(struct classifier *c, size_t id, struct line_ctx *l)
 {
 	struct pattern *p = c->rs->patterns[id];
 
 	if (c->ps[id].hit)
-		return;
+		return false;
 	if (!try_pattern(c, p, l->s, l->n, l->lineno))
 		try_joined(c, p, l);
+	return true;
 }
 
 static void
@@ -307,11 +328,31 @@ run_aux(struct classifier *c, size_t aux, const struct line_ctx *l)
 	}
 }
 
+/*
+ * A pattern stops running after its first hit, but its literal keeps making
+ * lines candidates: a tie pattern such as `kernel|pallas` would send every
+ * such line of a big log through the candidate path for nothing. After
+ * enough wasted candidates, index only the literals still needed.
+ */
+static void
+rebuild_prefilter(struct classifier *c)
+{
+	litset_free(c->ls);
+	c->ls = litset_new();
+	for (size_t i = 0; i < c->npat; i++)
+		if (!c->ps[i].hit)
+			add_pattern_literals(c, c->rs->patterns[i], false);
+	add_aux_literals(c);
+	litset_build(c->ls, c->win, c->win_len);
+	c->wasted = 0;
+}
+
 /* One candidate line (raw bytes, without its newline). */
 static void
 process_line(struct classifier *c, struct line_ctx *l, const char *raw, size_t rawlen)
 {
 	size_t nids = 0;
+	bool useful = false;
 
 	memset(c->hits, 0, c->hits_len);
 	litset_line_hits(c->ls, raw, rawlen, c->hits);
@@ -322,12 +363,16 @@ process_line(struct classifier *c, struct line_ctx *l, const char *raw, size_t r
 	/* Patterns first, so an evidence line is tied to the frame seen before it. */
 	for (size_t i = 0; i < nids; i++)
 		if (c->ids[i] < c->npat)
-			run_pattern(c, c->ids[i], l);
+			useful |= run_pattern(c, c->ids[i], l);
 	for (size_t i = 0; i < c->nalways; i++)
 		run_pattern(c, c->always[i], l);
 	for (size_t i = 0; i < nids; i++)
-		if (c->ids[i] >= c->npat)
+		if (c->ids[i] >= c->npat) {
 			run_aux(c, c->ids[i] - c->npat, l);
+			useful = true;
+		}
+	if (!useful && ++c->wasted >= REBUILD_AFTER_WASTED)
+		rebuild_prefilter(c);
 }
 
 /*
@@ -415,7 +460,10 @@ handle_line(struct classifier *c, size_t start, size_t end, size_t limit)
 	l.s = c->win + start + off;
 	l.n = n;
 	l.lineno = c->lineno;
-	set_neighbours(c, &l, start, end, limit);
+	l.start = start;
+	l.end = end;
+	l.limit = limit;
+	l.have_neighbours = false;
 	process_line(c, &l, c->win + start, end - start);
 }
 
@@ -834,6 +882,19 @@ set_location(const struct classifier *c, struct verdict *v)
 	v->loc.how = how;
 }
 
+/* A path starts at "/x" or "~/" after a separator, not at " / " in "12 / 4096". */
+static bool
+starts_path(const char *text, const char *p)
+{
+	unsigned char next = (unsigned char)p[p[0] == '~' ? 2 : 1];
+
+	if (!(p[0] == '/' || (p[0] == '~' && p[1] == '/')))
+		return false;
+	if (p > text && !strchr(" \t\"'(=:[", p[-1]))
+		return false;
+	return isalnum(next) || next == '.' || next == '_' || next == '-';
+}
+
 /*
  * The failure's identity, stable across machines: the key line with
  * numbers, hex addresses, quoted strings and paths masked, hashed with
@@ -855,7 +916,7 @@ set_fingerprint(struct verdict *v, const char *text)
 			while ((*p >= '0' && *p <= '9') || *p == '.')
 				p++;
 			buf_addch(&b, '#');
-		} else if (*p == '/' || (*p == '~' && p[1] == '/')) {
+		} else if (starts_path(text, p)) {
 			while (*p && *p != ' ' && *p != '"' && *p != '\'' && *p != ',' && *p != ')' && *p != ':')
 				p++;
 			buf_adds(&b, "<path>");

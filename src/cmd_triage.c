@@ -18,25 +18,31 @@
 #include "pt/diagnosis.h"
 #include "pt/json.h"
 #include "pt/rules.h"
+#include "pt/walk.h"
 
 static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 
 const struct cmd_entry cmd_triage_entry = {
 	.name = "triage",
-	.usage = "[triage] [--json] [--no-input] [--rules DIR] [--color WHEN] [LOG | -]",
+	.usage = "[triage] [--json] [--no-input] [--answers FILE] [--kernel FILE] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
 	.summary = "classify a Pallas failure log and show the fix ladder",
 	.help =
 	"options:\n"
 	"  --json            print one JSON object (docs/json.md) instead of text\n"
 	"  --no-input        never ask questions; print the diagnosis and the whole ladder\n"
+	"  --answers FILE    walk the ladder with the answers in FILE ('-': stdin), see docs/sessions.md\n"
+	"  --kernel FILE     save FILE.pre-debug before the first attempt (never overwritten)\n"
+	"  --redact          mask home paths and host names in the escalation report\n"
 	"  --rules DIR       use the rules in DIR\n"
 	"  --color WHEN      auto (default), always or never; NO_COLOR is respected\n"
 	"\n"
 	"LOG is a file, or '-' for standard input; with no LOG, standard input is read\n"
-	"when it is not a terminal.\n"
+	"when it is not a terminal. At a terminal (also when the log is piped in), the\n"
+	"diagnosis is followed by the walk of the fix ladder, asked on /dev/tty.\n"
 	"\n"
 	"exit status: 0 a Pallas failure class was identified, 1 no Pallas failure\n"
-	"recognized, 2 usage error, 3 bad input data (rules, log, session), 4 system error\n",
+	"recognized, 2 usage error, 3 bad input data (rules, log, session), 4 system error;\n"
+	"after a walk, the walk's status (docs/sessions.md)\n",
 	.min_args = 0,
 	.max_args = 1,
 	.flags = CMD_NEEDS_RULES,
@@ -45,6 +51,9 @@ const struct cmd_entry cmd_triage_entry = {
 
 static const struct option triage_options[] = {
 	{ "json", no_argument, NULL, 'j' },
+	{ "answers", required_argument, NULL, 'a' },
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "redact", no_argument, NULL, 'r' },
 	CMD_GLOBAL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -71,7 +80,8 @@ open_log(const char *path, const char **name, struct pt_err *err)
 }
 
 static int
-print_verdict(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool json)
+print_verdict(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool json,
+	      bool whole_ladder)
 {
 	if (json) {
 		struct json *j = diagnosis_json(ctx->rules, v, name);
@@ -81,7 +91,7 @@ print_verdict(struct pt_ctx *ctx, const struct verdict *v, const char *name, boo
 	} else {
 		struct diagnosis_opts o = {
 			.color = cmd_use_color(ctx, stdout),
-			.whole_ladder = true,
+			.whole_ladder = whole_ladder,
 			.source = name,
 		};
 
@@ -94,14 +104,21 @@ static int
 cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
+	struct walk_opts wo = { 0 };
 	struct verdict v;
 	const char *path, *name = NULL;
-	bool json = false;
+	bool json = false, walk;
 	int c, fd, rc;
 
 	while ((c = getopt_long(argc, argv, "", triage_options, NULL)) != -1) {
 		if (c == 'j')
 			json = true;
+		else if (c == 'a')
+			wo.answers = optarg;
+		else if (c == 'k')
+			wo.kernel = optarg;
+		else if (c == 'r')
+			wo.redact = true;
 		else if ((rc = cmd_global_option(&cmd_triage_entry, ctx, c, optarg)) != 0)
 			return rc;
 	}
@@ -111,6 +128,9 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (!path && isatty(STDIN_FILENO))
 		return cmd_usage_error(&cmd_triage_entry,
 				       "no log given: name a file, or pipe one in (python k.py 2>&1 | pallas-triage)");
+	if (wo.answers && strcmp(wo.answers, "-") == 0 && (!path || strcmp(path, "-") == 0))
+		return cmd_usage_error(&cmd_triage_entry,
+				       "the log and --answers cannot both come from standard input");
 	if ((fd = open_log(path, &name, &err)) < 0)
 		return pt_report(&err);
 	rc = classify_fd(ctx->rules, fd, name, &v, &err);
@@ -123,7 +143,14 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 		fprintf(stderr, "pallas-triage: error: '%s' is empty: there is nothing to triage\n", name);
 		return PT_EXIT_DATA;
 	}
-	rc = print_verdict(ctx, &v, name, json);
+	/* A walk shows the rungs one at a time; without one, the whole ladder is the answer. */
+	walk = v.cls != CLASS_UNKNOWN && (wo.answers || walk_interactive(ctx));
+	rc = print_verdict(ctx, &v, name, json, !walk);
+	if (walk) {
+		wo.json = json;
+		fflush(stdout);
+		rc = walk_after_triage(ctx, &v, name, &wo);
+	}
 	verdict_release(&v);
 	return rc;
 }

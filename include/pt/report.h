@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The escalation report: a model built once from a session (and the ruleset,
+ * for what to try next and the debug flags), then printed by one of a table
+ * of writers (text, md, json). Redaction happens while building, so every
+ * writer prints the same, already-masked strings. Output is deterministic:
+ * the only times in it are the session's own (set PALLAS_TRIAGE_NOW in tests).
+ */
+#ifndef PT_REPORT_H
+#define PT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "pt/diag.h"
+#include "pt/rules.h"
+#include "pt/session.h"
+
+#define REPORT_MD_FILE "pallas-triage-report.md"
+#define REPORT_JSON_FILE "pallas-triage-report.json"
+
+struct report_kv {
+	char *key;
+	char *value;
+};
+
+struct report_attempt {
+	int n;
+	char *rung, *change, *result, *cls_after, *log, *note, *time;
+};
+
+struct report_next {
+	char *rung, *family, *action, *change, *expect;
+};
+
+struct report_flag {
+	char *id, *snippet, *why;
+};
+
+struct report {
+	char *title;                /* "pallas-triage report: capacity in k.py" */
+	const char *status;         /* "resolved", "blocked", "in progress" (static) */
+	char *status_line;          /* one sentence saying why */
+	int attempts_used, attempt_cap;
+	char *fingerprint, *fingerprint_text;
+	char *diagnosis;            /* "capacity/scoped-vmem" */
+	double confidence;
+	char *runner_up;            /* may be NULL */
+	char *rule, *message, *location, *key_line, *log; /* may be NULL */
+	size_t key_lineno;
+	struct report_kv *evidence; /* key: "line N (rule)", value: text */
+	size_t nevidence;
+	struct report_kv *values;   /* captured and derived values that are not environment */
+	size_t nvalues;
+	struct report_kv *env;      /* environment fingerprint, fixed order */
+	size_t nenv;
+	char *interpret;            /* the answer and what it means */
+	struct report_kv *ruled;    /* key: class[/subkind], value: the evidence */
+	size_t nruled;
+	struct report_attempt *att;
+	size_t natt;
+	char **skipped;
+	size_t nskipped;
+	char **trajectory;          /* "capacity (first diagnosis)" ... */
+	size_t ntraj;
+	char *current;              /* where the walk stands */
+	struct report_next *next;
+	size_t nnext;
+	char **more;                /* information that would help next */
+	size_t nmore;
+	struct report_flag *flags;
+	size_t nflags;
+	char *kernel, *pre_debug;   /* may be NULL */
+	char *created, *updated;
+	char *tool;
+	bool redacted;
+};
+
+#define REPORT_INIT { 0 }
+
+/*
+ * Build r from s. rs may be NULL (then no next rungs and no flag snippets).
+ * With redact, home directories become "~" and host names "<host>".
+ * Release with report_release().
+ */
+void report_build(struct report *r, const struct session *s, const struct ruleset *rs,
+		  bool redact);
+void report_release(struct report *r);
+
+/* True for "text", "md", "markdown" and "json". */
+bool report_format_known(const char *format);
+
+/* Print r in format to fp. Returns -1 with err (PT_EXIT_SYSTEM) on a write error. */
+int report_write(const struct report *r, const char *format, FILE *fp, struct pt_err *err);
+
+/* Print r in format to path, replacing the file atomically. */
+int report_write_file(const struct report *r, const char *format, const char *path,
+		      struct pt_err *err);
+
+/* The json writer (report_json.c). Returns -1 on a write error. */
+int report_write_json(const struct report *r, FILE *fp);
+
+/*
+ * Write REPORT_MD_FILE and REPORT_JSON_FILE into dir atomically. Sets
+ * *md and *json (may be NULL) to the new paths (free()).
+ */
+int report_write_files(const struct report *r, const char *dir, char **md, char **json,
+		       struct pt_err *err);
+
+/* Returns a new string: s with home directories and host names masked. */
+char *report_redact(const char *s);
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `report --post URL`: the escalation report sent to a webhook as one JSON
+ * document (docs/packs.md, "Posting the report"):
+ *
+ *	{ "schema_version": 1, "tool": "pallas-triage/VERSION",
+ *	  "markdown": "<pallas-triage-report.md>", "report": { <pallas-triage-report.json> } }
+ *
+ * The report files are written to disk before anything is sent and are never
+ * removed, whatever the webhook answers.
+ */
+#ifndef PT_REPORT_POST_H
+#define PT_REPORT_POST_H
+
+#include <stdbool.h>
+#include "pt/buf.h"
+#include "pt/diag.h"
+
+struct pt_ctx;
+
+#define REPORT_POST_SCHEMA 1
+#define REPORT_POST_MAX_BYTES (8u << 20)   /* each report file */
+
+/*
+ * Build the payload from REPORT_MD_FILE and REPORT_JSON_FILE in dir into out
+ * (appended, compact JSON). Returns 0, or -1 with err: PT_EXIT_FINDING when
+ * the files are not there, PT_EXIT_DATA when the JSON file is not JSON.
+ */
+int report_post_payload(const char *dir, struct buf *out, struct pt_err *err);
+
+/*
+ * The command layer of `report --post URL` (src/cmd_report_post.c), called
+ * by cmd_report.c after option parsing. With a session in the current
+ * directory the report is built (masked when redact) and written to the
+ * report files first; without one, report files already there are posted.
+ * The token comes from $PALLAS_TRIAGE_TOKEN. Prints the outcome and returns
+ * PT_EXIT_*: 0 posted, 1 nothing to post, 2 usage, 3 corrupt session or
+ * report, 4 the webhook could not be reached or refused the report.
+ */
+int cmd_report_post(const char *url, bool allow_http, bool redact, struct pt_ctx *ctx);
+
+#endif

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A debugging session: the first diagnosis, the interpret-mode answer, every
+ * attempt on the fix ladder, and where the walk stands. This header is the
+ * model and its state transitions (session.c, no I/O on the terminal) plus
+ * its persistence (session_json.c: JSON via pt/json.h, atomic save under a lock).
+ *
+ * Invariants: attempts are numbered 1..SESSION_ATTEMPT_CAP in order; a rung
+ * skipped as "not applicable" is not an attempt and goes to `skipped`; once
+ * status is not SESSION_IN_PROGRESS nothing more is recorded. The next rung
+ * is never stored: it is derived from the ladder and what was tried, so a
+ * session survives edits to the ladders.
+ *
+ * A struct session owns every string and array in it; session_free() frees
+ * the tree.
+ */
+#ifndef PT_SESSION_H
+#define PT_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "pt/classify.h"
+#include "pt/diag.h"
+#include "pt/rules.h"
+#include "pt/vars.h"
+
+#define SESSION_DIR ".pallas-triage"
+#define SESSION_FILE "session.json"
+#define SESSION_SCHEMA_VERSION 1
+#define SESSION_ATTEMPT_CAP 10   /* the method's escalation point */
+#define SESSION_SAME_LIMIT 3     /* same error this often in a row: next family */
+#define SESSION_MAX_BYTES (16u * 1024 * 1024)
+#define SESSION_RUNG_CUSTOM "custom" /* rung id of an attempt off the ladder */
+
+enum attempt_result { RESULT_FIXED, RESULT_SAME, RESULT_NEW, RESULT_NA, RESULT_COUNT };
+enum interp_answer { INTERP_UNASKED, INTERP_REPRODUCES, INTERP_NO_REPRO, INTERP_SKIPPED,
+		     INTERP_COUNT };
+enum session_status { SESSION_IN_PROGRESS, SESSION_RESOLVED, SESSION_BLOCKED, SESSION_STATUS_COUNT };
+
+/* "fixed", "same", "new", "n-a"; parse also takes "different", "n/a", "na". */
+const char *attempt_result_name(enum attempt_result r);
+int attempt_result_parse(const char *s, enum attempt_result *out);
+/* "unasked", "reproduces", "does-not-reproduce", "skipped"; parse also takes yes/no/skip. */
+const char *interp_answer_name(enum interp_answer a);
+int interp_answer_parse(const char *s, enum interp_answer *out);
+/* "in-progress", "resolved", "blocked". */
+const char *session_status_name(enum session_status st);
+int session_status_parse(const char *s, enum session_status *out);
+
+struct ev_line {
+	size_t line;                /* 1-based line in the log */
+	char *rule;                 /* rule id, may be NULL */
+	char *text;
+};
+
+/* A snapshot of a verdict: what the report needs long after the log is gone. */
+struct verdict_snapshot {
+	enum pt_class cls;
+	char *subkind;              /* may be NULL */
+	double confidence;          /* 0..1, rounded to 3 decimals */
+	double scores[CLASS_COUNT];
+	enum pt_class runner_up;    /* CLASS_COUNT: none */
+	char *rule;                 /* deciding rule id, may be NULL */
+	char *message;              /* may be NULL */
+	char *reason;               /* for unknown: why; may be NULL */
+	char *key_line;             /* may be NULL */
+	size_t key_lineno;
+	char *location;             /* "file:line:col" of the user's source, may be NULL */
+	char *fingerprint;          /* "class:hash"; may be NULL */
+	char *fingerprint_text;     /* key line with numbers, paths, addresses masked */
+	struct ev_line *ev;
+	size_t nev;
+	struct vars vars;           /* captures, environment facts, derived values */
+};
+
+struct attempt {
+	int n;                      /* 1-based attempt number */
+	char *rung;                 /* rung id, or SESSION_RUNG_CUSTOM */
+	char *family;               /* may be NULL */
+	char *change;               /* what the user changed */
+	enum attempt_result result; /* never RESULT_NA */
+	enum pt_class cls_before;
+	enum pt_class cls_after;    /* CLASS_COUNT: no failure any more */
+	char *subkind_after;        /* may be NULL */
+	char *fingerprint;          /* of the failure after the attempt; NULL when fixed */
+	char *log;                  /* the new log's path, or NULL */
+	char *note;                 /* what the tool concluded, or NULL */
+	char *time;                 /* ISO-8601 UTC */
+};
+
+struct skipped_rung {
+	char *rung;
+	char *time;
+};
+
+struct ruled_out {
+	enum pt_class cls;
+	char *subkind;              /* NULL: the whole class */
+	char *reason;               /* the evidence that ruled it out */
+};
+
+/* One step of the class trajectory. */
+struct step {
+	enum pt_class cls;
+	char *subkind;
+	char *why;                  /* "first diagnosis", "interpret mode: reproduces", "attempt 3" */
+};
+
+/* Answers given for an attempt that is not finished yet (Ctrl-C mid-way). */
+struct pending {
+	char *rung;                 /* NULL: nothing pending */
+	int result;                 /* enum attempt_result, or -1 when not answered yet */
+	char *change;
+	char *log;
+};
+
+struct session {
+	int schema_version;
+	char *tool;                 /* "pallas-triage 0.1.0" */
+	char *created, *updated;    /* ISO-8601 UTC */
+	enum session_status status;
+	char *log;                  /* the first log as the user named it */
+	char *kernel;               /* --kernel FILE, may be NULL */
+	char *pre_debug;            /* FILE.pre-debug, may be NULL */
+	enum interp_answer interp;
+	struct verdict_snapshot first;
+	/* where the walk stands */
+	enum pt_class cls;
+	char *subkind;
+	char *fingerprint;
+	struct vars vars;           /* fill the rungs' change texts */
+	int same_streak;            /* consecutive "same" results in the current family run */
+	char **exhausted;           /* "class/family" abandoned after SESSION_SAME_LIMIT sames */
+	size_t nexhausted;
+	struct attempt *attempts;
+	size_t nattempts;
+	struct skipped_rung *skipped;
+	size_t nskipped;
+	struct ruled_out *ruled;
+	size_t nruled;
+	struct step *traj;
+	size_t ntraj;
+	struct pending pending;
+	char *report_md, *report_json; /* paths of the written report, or NULL */
+};
+
+/* Returns a new empty session; free with session_free(). */
+struct session *session_new(void);
+void session_free(struct session *s);
+
+/*
+ * Start s from a verdict: snapshot the diagnosis, set the current class and
+ * the first trajectory step. log names the log as the user gave it; now is
+ * the ISO-8601 time (see session_now()).
+ */
+void session_begin(struct session *s, const struct verdict *v, const char *log, const char *now);
+
+/*
+ * The current time as ISO-8601 UTC into buf, or $PALLAS_TRIAGE_NOW verbatim
+ * when set (tests fix the clock with it). Returns buf.
+ */
+const char *session_now(char *buf, size_t len);
+
+/* Messages the model wants shown, and what happened, for the command layer. */
+enum news_flags {
+	NEWS_RESOLVED = 1 << 0,
+	NEWS_BLOCKED = 1 << 1,      /* the walk ended without a fix: write the report */
+	NEWS_CAP = 1 << 2,          /* ... because attempt SESSION_ATTEMPT_CAP was used */
+	NEWS_EXHAUSTED = 1 << 3,    /* ... because no rung is left */
+	NEWS_FAMILY = 1 << 4,       /* same error SESSION_SAME_LIMIT times: moved on */
+	NEWS_CLASS = 1 << 5,        /* the class changed */
+	NEWS_SAME_FP = 1 << 6,      /* a "new" log had the same fingerprint */
+};
+
+struct session_news {
+	unsigned flags;
+	char **msg;                 /* lines to show, in order */
+	size_t n;
+};
+
+#define SESSION_NEWS_INIT { 0, NULL, 0 }
+void session_news_release(struct session_news *nw);
+
+/*
+ * Record the interpret-mode answer and re-rank: "reproduces" rules out
+ * layout, capacity and precision, "does not reproduce" rules out a logic or
+ * indexing bug; a current class that was ruled out moves to the best scoring
+ * class the answer allows. Returns -1 (err: PT_EXIT_USAGE) if already answered.
+ */
+int session_interpret(struct session *s, enum interp_answer a, struct session_news *nw,
+		      struct pt_err *err);
+
+/*
+ * The rungs still to try on the current class's ladder, in order: those that
+ * apply, not tried, not skipped, not in an exhausted family. Returns the
+ * count; *out is a new array of borrowed rung pointers (free() the array).
+ */
+size_t session_plan(const struct session *s, const struct ruleset *rs, const struct rung ***out);
+
+/* What the user reports for one rung. */
+struct attempt_in {
+	const char *rung;           /* rung id, or SESSION_RUNG_CUSTOM */
+	const char *change;         /* may be NULL: the rung's suggested change */
+	enum attempt_result result;
+	const char *log;            /* the new log's path, may be NULL */
+};
+
+/*
+ * Record one answer. For RESULT_NEW, nv is the re-classified new log (may be
+ * NULL when there is none). Sets status and news: fixed -> resolved; attempt
+ * SESSION_ATTEMPT_CAP or no rung left -> blocked. Returns -1 with err
+ * (PT_EXIT_USAGE for an unknown rung, PT_EXIT_FINDING when the session is
+ * closed) and leaves s untouched.
+ */
+int session_record(struct session *s, const struct ruleset *rs, const struct attempt_in *in,
+		   const struct verdict *nv, const char *now, struct session_news *nw,
+		   struct pt_err *err);
+
+/* After a class change or interpret answer: block the session if no rung is left. */
+void session_check_exhausted(struct session *s, const struct ruleset *rs, struct session_news *nw);
+
+void session_pending_clear(struct session *s);
+
+/*
+ * Copy kernel to kernel.pre-debug unless that file exists (it is never
+ * overwritten). Sets s->kernel and s->pre_debug. *existed tells which case.
+ */
+int session_save_pre_debug(struct session *s, const char *kernel, bool *existed,
+			   struct pt_err *err);
+
+/* --- persistence (session_json.c) --- */
+
+/* True when dir holds a session file. */
+bool session_exists(const char *dir);
+
+/*
+ * Create dir if needed and take an exclusive lock on dir/lock without
+ * waiting. Returns the lock's fd (release with session_unlock()), or -1 with
+ * err (PT_EXIT_SYSTEM, naming the pid that holds it).
+ */
+int session_lock(const char *dir, struct pt_err *err);
+void session_unlock(int fd);
+
+/*
+ * Load dir/session.json into a new session (free with session_free()).
+ * A missing file: PT_EXIT_FINDING; a corrupt file or one from a newer
+ * schema: PT_EXIT_DATA, with a message naming the field; the file is kept.
+ */
+int session_load(const char *dir, struct session **out, struct pt_err *err);
+int session_parse(const char *text, size_t len, const char *name, struct session **out,
+		  struct pt_err *err);
+/* Returns the session as JSON text with a fixed key order; free() it. */
+char *session_format(const struct session *s);
+/* Write dir/session.json atomically; the caller holds the lock. */
+int session_save(const struct session *s, const char *dir, struct pt_err *err);
+/*
+ * Move dir/session.json (parsable or not) to dir/archive/session-N.json.
+ * *archived (may be NULL) gets the new path (free()). No session: returns 0
+ * with *archived NULL.
+ */
+int session_archive(const char *dir, char **archived, struct pt_err *err);
+
+/*
+ * Machine-readable summaries for --json. Each returns a new string (free()).
+ * plan holds the rungs still to try (may be empty).
+ */
+char *session_status_json(const struct session *s, const struct rung *const *plan, size_t nplan,
+			  const struct session_news *nw);
+char *session_log_json(const struct session *s);
+
+#endif

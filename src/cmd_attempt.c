@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage attempt`: record one step of the walk without a prompt,
+ * for agents and CI. Every interactive answer has a flag here: --interpret
+ * for the interpret-mode question, --result (with --rung, --change, --log)
+ * for a rung. The session is locked for the whole load-change-save cycle.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/cmd.h"
+#include "pt/session.h"
+#include "pt/walk.h"
+
+static int cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx);
+
+const struct cmd_entry cmd_attempt_entry = {
+	.name = "attempt",
+	.usage = "attempt [--rung ID] [--change TEXT] --result fixed|same|new|n-a [--log FILE]\n"
+		 "       [--interpret yes|no|skip] [--redact] [--json]",
+	.summary = "record an attempt on the fix ladder (the walk, without prompts)",
+	.help =
+	"options:\n"
+	"  --rung ID          the rung tried (default: the next one; 'custom' for an\n"
+	"                     attempt off the ladder, which needs --change)\n"
+	"  --change TEXT      what was changed (default: the rung's suggested change)\n"
+	"  --result R         fixed, same, new (a different error) or n-a (the rung does\n"
+	"                     not apply; no attempt is used)\n"
+	"  --log FILE         with --result new: the new log, re-classified and recorded\n"
+	"  --interpret ANS    answer the interpret-mode question: yes, no or skip\n"
+	"  --redact           mask home paths and host names in a report written now\n"
+	"  --json             print the session status as JSON\n"
+	"\n"
+	"The same error 3 times in a row moves on to the next family of rungs. Attempt 10,\n"
+	"or no rung left, stops the walk and writes pallas-triage-report.md and .json.\n"
+	"exit status: 0 recorded (the walk goes on, or it is fixed), 1 the walk stopped\n"
+	"without a fix (report written), the session is already closed, or there is no\n"
+	"session, 2 usage error, 3 unreadable log or corrupt session, 4 locked or I/O error\n",
+	.min_args = 0, .max_args = 0, .flags = CMD_NEEDS_RULES, .run = cmd_attempt_run,
+};
+
+enum { OPT_RUNG = 1, OPT_CHANGE, OPT_RESULT, OPT_LOG, OPT_INTERPRET, OPT_REDACT, OPT_JSON };
+
+static const struct option attempt_options[] = {
+	{ "rung", required_argument, NULL, OPT_RUNG },
+	{ "change", required_argument, NULL, OPT_CHANGE },
+	{ "result", required_argument, NULL, OPT_RESULT },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "interpret", required_argument, NULL, OPT_INTERPRET },
+	{ "redact", no_argument, NULL, OPT_REDACT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	CMD_GLOBAL_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+struct attempt_args {
+	struct attempt_in in;
+	bool have_result, redact, json;
+	enum interp_answer interp;
+};
+
+static int
+parse_args(int argc, char **argv, struct pt_ctx *ctx, struct attempt_args *a)
+{
+	const struct cmd_entry *e = &cmd_attempt_entry;
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	while ((c = getopt_long(argc, argv, "", attempt_options, NULL)) != -1) {
+		if (c == OPT_RUNG)
+			a->in.rung = optarg;
+		else if (c == OPT_CHANGE)
+			a->in.change = optarg;
+		else if (c == OPT_LOG)
+			a->in.log = optarg;
+		else if (c == OPT_REDACT)
+			a->redact = true;
+		else if (c == OPT_JSON)
+			a->json = true;
+		else if (c == OPT_RESULT && attempt_result_parse(optarg, &a->in.result) == 0)
+			a->have_result = true;
+		else if (c == OPT_RESULT)
+			return cmd_usage_error(e, "--result takes fixed, same, new or n-a, not '%s'", optarg);
+		else if (c == OPT_INTERPRET && (interp_answer_parse(optarg, &a->interp) < 0 ||
+						a->interp == INTERP_UNASKED))
+			return cmd_usage_error(e, "--interpret takes yes, no or skip, not '%s'", optarg);
+		else if (c != OPT_INTERPRET && (rc = cmd_global_option(e, ctx, c, optarg)) != 0)
+			return rc;
+	}
+	if ((rc = cmd_check_args(e, argc, optind)) != 0)
+		return rc;
+	if (!a->have_result && a->interp == INTERP_UNASKED)
+		return cmd_usage_error(e, "say what happened: --result R, or --interpret ANS");
+	if (!a->have_result && (a->in.rung || a->in.change || a->in.log))
+		return cmd_usage_error(e, "--rung, --change and --log go with --result");
+	if (a->in.log && a->in.result != RESULT_NEW)
+		return cmd_usage_error(e, "--log goes with --result new");
+	return 0;
+}
+
+static void
+print_json_text(char *text)
+{
+	fputs(text, stdout);
+	free(text);
+}
+
+static int
+record(struct session *s, const struct ruleset *rs, struct attempt_args *a,
+       struct session_news *nw, struct pt_err *err)
+{
+	const struct rung **plan = NULL;
+	struct verdict nv;
+	char now[64];
+	bool have = false;
+	int rc;
+
+	if (s->status != SESSION_IN_PROGRESS)
+		return pt_err_set(err, PT_EXIT_FINDING, "the session is %s after %zu attempt%s: "
+				  "nothing more is recorded; see 'pallas-triage report', or start "
+				  "over with 'pallas-triage session reset'",
+				  session_status_name(s->status), s->nattempts,
+				  s->nattempts == 1 ? "" : "s");
+	if (a->interp != INTERP_UNASKED && session_interpret(s, a->interp, nw, err) < 0)
+		return -1;
+	if (!a->have_result) {
+		session_check_exhausted(s, rs, nw);
+		return 0;
+	}
+	if (!a->in.rung) {
+		if (session_plan(s, rs, &plan) > 0)
+			a->in.rung = plan[0]->id;   /* borrowed from rs, which outlives this */
+		free(plan);
+		if (!a->in.rung)
+			return pt_err_set(err, PT_EXIT_USAGE, "no rung is left to try: name one "
+					  "with --rung, or use --rung custom");
+	}
+	if (a->in.result == RESULT_NEW && a->in.log) {
+		if (walk_classify_path(rs, a->in.log, &nv, err) < 0)
+			return -1;
+		have = true;
+	}
+	rc = session_record(s, rs, &a->in, have ? &nv : NULL, session_now(now, sizeof(now)), nw,
+			    err);
+	if (have)
+		verdict_release(&nv);
+	return rc;
+}
+
+static void
+print_outcome(const struct session *s, const struct ruleset *rs, const struct session_news *nw,
+	      size_t before)
+{
+	const struct rung **plan = NULL;
+	size_t n;
+
+	if (s->nattempts > before) {
+		const struct attempt *t = &s->attempts[s->nattempts - 1];
+
+		printf("recorded attempt %d of %d: %s: %s\n", t->n, SESSION_ATTEMPT_CAP, t->rung,
+		       attempt_result_name(t->result));
+	}
+	walk_print_news(stdout, nw);
+	if (s->status != SESSION_IN_PROGRESS)
+		return;
+	if ((n = session_plan(s, rs, &plan)) > 0) {
+		fputs("next:", stdout);
+		walk_print_rung(stdout, s, rs, plan[0]);
+	}
+	free(plan);
+}
+
+static int
+cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session_news nw = SESSION_NEWS_INIT;
+	struct attempt_args a;
+	struct session *s = NULL;
+	const struct rung **plan = NULL;
+	size_t before = 0, n;
+	int rc, lock = -1;
+
+	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
+		return rc;
+	/* without a session, fail before session_lock() creates the directory */
+	if (!session_exists(SESSION_DIR) && session_load(SESSION_DIR, &s, &err) < 0)
+		return pt_report(&err);
+	if ((lock = session_lock(SESSION_DIR, &err)) < 0 || session_load(SESSION_DIR, &s, &err) < 0)
+		goto fail;
+	before = s->nattempts;
+	if (record(s, ctx->rules, &a, &nw, &err) < 0 ||
+	    walk_write_report(s, ctx->rules, a.redact, &err) < 0 ||
+	    session_save(s, SESSION_DIR, &err) < 0)
+		goto fail;
+	if (a.json) {
+		n = session_plan(s, ctx->rules, &plan);
+		print_json_text(session_status_json(s, plan, n, &nw));
+		free(plan);
+	} else {
+		print_outcome(s, ctx->rules, &nw, before);
+		walk_print_closing(stdout, s);
+	}
+	rc = s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
+	goto out;
+fail:
+	rc = pt_report(&err);
+out:
+	session_news_release(&nw);
+	session_free(s);
+	session_unlock(lock);
+	return rc;
+}

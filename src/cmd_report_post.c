@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage report --post URL`, the command-layer half: cmd_report.c
+ * parses the options and hands over here. The report is on disk before the
+ * first byte is sent, and stays there whatever the webhook does; the token
+ * from $PALLAS_TRIAGE_TOKEN goes into one request header and nowhere else
+ * (not in output, messages, the report or the session).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/cmd.h"
+#include "pt/http.h"
+#include "pt/report.h"
+#include "pt/report_post.h"
+#include "pt/session.h"
+#include "pt/xalloc.h"
+
+/* With a session here, (re)write the report files from it. Returns 0 when
+ * there is no session (the files already there are posted), -1 on error. */
+static int
+write_report_files(struct pt_ctx *ctx, bool redact, struct pt_err *err)
+{
+	struct session *s = NULL;
+	struct report r;
+	int rc;
+
+	if (session_load(SESSION_DIR, &s, err) < 0)
+		return err->status == PT_EXIT_FINDING ? 0 : -1;
+	report_build(&r, s, ctx->rules, redact);
+	rc = report_write_files(&r, ".", NULL, NULL, err);
+	report_release(&r);
+	session_free(s);
+	return rc;
+}
+
+int
+cmd_report_post(const char *url, bool allow_http, bool redact, struct pt_ctx *ctx)
+{
+	struct http_response res = HTTP_RESPONSE_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct buf payload = BUF_INIT;
+	struct http_opts ho;
+	const char *token = getenv("PALLAS_TRIAGE_TOKEN");
+	char *shown = NULL;
+	int rc;
+
+	if (http_check_url(url, allow_http, &err) < 0)
+		return cmd_usage_error(&cmd_report_entry, "%s", err.msg);
+	if (http_opts_init(&ho, &err) < 0 || http_global_init(&err) < 0)
+		return pt_report(&err);
+	ho.allow_http = allow_http;
+	ho.max_body = 64u << 10;   /* the webhook's answer is not used */
+	ho.bearer = token && *token ? token : NULL;
+	ho.progress = stderr;
+	if (write_report_files(ctx, redact, &err) < 0 || report_post_payload(".", &payload, &err) < 0) {
+		rc = pt_report(&err);
+		goto out;
+	}
+	shown = http_url_display(url, true);
+	fflush(stdout);
+	if (http_post_json(url, payload.data, payload.len, &res, &ho, &err) < 0) {
+		rc = pt_report(&err);
+		fprintf(stderr, "pallas-triage: the report is kept in %s and %s\n", REPORT_MD_FILE,
+			REPORT_JSON_FILE);
+		goto out;
+	}
+	printf("posted the escalation report to %s (HTTP %ld%s)\n", shown, res.status,
+	       res.attempts > 1 ? ", after retries" : "");
+	printf("the report is also in %s and %s\n", REPORT_MD_FILE, REPORT_JSON_FILE);
+	rc = PT_EXIT_OK;
+out:
+	http_response_release(&res);
+	buf_release(&payload);
+	free(shown);
+	http_global_cleanup();
+	return rc;
+}

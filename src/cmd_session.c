@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage session start|status|resume|log|reset`: the debugging
+ * session kept in .pallas-triage/ of the working directory. `start` is the
+ * non-interactive way in (agents, CI); `resume` goes back to the
+ * interactive walk. Reading commands take no lock: saves are atomic renames,
+ * so a reader sees the old or the new file, never half of one.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pt/cmd.h"
+#include "pt/session.h"
+#include "pt/walk.h"
+#include "pt/xalloc.h"
+
+static int session_start_run(int argc, char **argv, struct pt_ctx *ctx);
+static int session_status_run(int argc, char **argv, struct pt_ctx *ctx);
+static int session_resume_run(int argc, char **argv, struct pt_ctx *ctx);
+static int session_log_run(int argc, char **argv, struct pt_ctx *ctx);
+static int session_reset_run(int argc, char **argv, struct pt_ctx *ctx);
+
+#define SESSION_EXIT_HELP \
+	"exit status: 0 done, 1 no session here (or it is closed), 2 usage error,\n" \
+	"3 corrupt session file (kept; see 'session reset'), 4 locked or I/O error\n"
+
+static const struct cmd_entry session_start_entry = {
+	.name = "start",
+	.usage = "session start [--kernel FILE] [--interpret yes|no|skip] [--json] LOG|-",
+	.summary = "classify LOG and open a session without asking anything",
+	.help =
+	"options:\n"
+	"  --kernel FILE      save FILE.pre-debug first (an existing copy is never replaced)\n"
+	"  --interpret ANS    does the failure reproduce under interpret mode: yes, no, skip\n"
+	"  --json             print the session status as JSON\n"
+	"\n"
+	"A session in progress for the same failure is resumed; any other session is\n"
+	"moved to .pallas-triage/archive/ first.\n"
+	"exit status: 0 session open, 1 it stopped at once (no rung applies), 2 usage\n"
+	"error, 3 unreadable log or corrupt session, 4 locked or I/O error\n",
+	.min_args = 1, .max_args = 1, .flags = CMD_NEEDS_RULES, .run = session_start_run,
+};
+
+static const struct cmd_entry session_status_entry = {
+	.name = "status",
+	.usage = "session status [--json]",
+	.summary = "where the walk stands: attempts used, class, ruled out, next rung",
+	.help = SESSION_EXIT_HELP,
+	.min_args = 0, .max_args = 0, .flags = CMD_NEEDS_RULES, .run = session_status_run,
+};
+
+static const struct cmd_entry session_resume_entry = {
+	.name = "resume",
+	.usage = "session resume [--answers FILE] [--redact] [--json]",
+	.summary = "go back to the interactive walk where it stopped",
+	.help =
+	"options:\n"
+	"  --answers FILE     read the answers from FILE ('-': stdin), not the terminal\n"
+	"  --redact           mask home paths and host names in the report\n"
+	"  --json             talk on stderr (stdout stays free)\n"
+	"\n"
+	"exit status: 0 fixed or saved, 1 stopped without a fix (report written) or no\n"
+	"session, 2 no terminal and no --answers, 3 corrupt session, 4 locked or I/O\n"
+	"error, 128+N stopped by signal N (130: Ctrl-C); the session is saved\n",
+	.min_args = 0, .max_args = 0, .flags = CMD_NEEDS_RULES, .run = session_resume_run,
+};
+
+static const struct cmd_entry session_log_entry = {
+	.name = "log",
+	.usage = "session log [--json]",
+	.summary = "every attempt: rung, what changed, result, class after",
+	.help = SESSION_EXIT_HELP,
+	.min_args = 0, .max_args = 0, .run = session_log_run,
+};
+
+static const struct cmd_entry session_reset_entry = {
+	.name = "reset",
+	.usage = "session reset",
+	.summary = "move the session to .pallas-triage/archive/ and start over",
+	.help = "Works on a corrupt session file too. Pre-debug copies are left alone.\n"
+		"exit status: 0 done (also when there was no session), 4 I/O error\n",
+	.min_args = 0, .max_args = 0, .run = session_reset_run,
+};
+
+static const struct cmd_entry *const session_sub[] = {
+	&session_log_entry,
+	&session_reset_entry,
+	&session_resume_entry,
+	&session_start_entry,
+	&session_status_entry,
+	NULL,
+};
+
+const struct cmd_entry cmd_session_entry = {
+	.name = "session",
+	.usage = "session COMMAND [ARGS]",
+	.summary = "start, inspect, resume or reset the debugging session",
+	.flags = CMD_GROUP,
+	.sub = session_sub,
+};
+
+enum { OPT_JSON = 1, OPT_KERNEL, OPT_INTERPRET, OPT_ANSWERS, OPT_REDACT };
+
+static const struct option session_options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "interpret", required_argument, NULL, OPT_INTERPRET },
+	{ "answers", required_argument, NULL, OPT_ANSWERS },
+	{ "redact", no_argument, NULL, OPT_REDACT },
+	CMD_GLOBAL_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+struct session_args {
+	bool json, redact;
+	const char *kernel, *interpret, *answers;
+};
+
+/* Parse the options; `allowed` lists the OPT_* codes e accepts. */
+static int
+parse(const struct cmd_entry *e, int argc, char **argv, struct pt_ctx *ctx,
+      struct session_args *a, unsigned allowed)
+{
+	int c, rc, idx = 0;
+
+	memset(a, 0, sizeof(*a));
+	while ((c = getopt_long(argc, argv, "", session_options, &idx)) != -1) {
+		if (c >= OPT_JSON && c <= OPT_REDACT && !(allowed & (1u << c)))
+			return cmd_usage_error(e, "'session %s' has no option '--%s'", e->name,
+					       session_options[idx].name);
+		switch (c) {
+		case OPT_JSON: a->json = true; break;
+		case OPT_KERNEL: a->kernel = optarg; break;
+		case OPT_INTERPRET: a->interpret = optarg; break;
+		case OPT_ANSWERS: a->answers = optarg; break;
+		case OPT_REDACT: a->redact = true; break;
+		default:
+			if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
+				return rc;
+		}
+	}
+	return cmd_check_args(e, argc, optind);
+}
+
+#define ALLOW(x) (1u << (x))
+
+static int
+print_json(char *text)
+{
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
+
+/* The text form of `session status`; also printed after `session start`. */
+static void
+print_status(FILE *out, const struct session *s, const struct ruleset *rs)
+{
+	const struct rung **plan = NULL;
+	size_t n = session_plan(s, rs, &plan);
+
+	fprintf(out, "session: %s, %zu of %d attempts used\n", session_status_name(s->status),
+		s->nattempts, SESSION_ATTEMPT_CAP);
+	fprintf(out, "failure: %s%s%s from %s", class_name(s->first.cls),
+		s->first.subkind ? "/" : "", s->first.subkind ? s->first.subkind : "", s->log);
+	if (s->first.fingerprint)
+		fprintf(out, " (fingerprint %s)", s->first.fingerprint);
+	fprintf(out, "\nnow: %s%s%s\ninterpret mode: %s\n", class_name(s->cls),
+		s->subkind ? "/" : "", s->subkind ? s->subkind : "", interp_answer_name(s->interp));
+	for (size_t i = 0; i < s->nruled; i++)
+		fprintf(out, "ruled out: %s%s%s: %s\n", class_name(s->ruled[i].cls),
+			s->ruled[i].subkind ? "/" : "", s->ruled[i].subkind ? s->ruled[i].subkind : "",
+			s->ruled[i].reason);
+	if (s->nattempts) {
+		const struct attempt *a = &s->attempts[s->nattempts - 1];
+
+		fprintf(out, "last attempt: %d. %s: %s\n", a->n, a->rung, attempt_result_name(a->result));
+	}
+	if (s->same_streak)
+		fprintf(out, "same error %d time%s in a row (%d moves on to the next family)\n",
+			s->same_streak, s->same_streak == 1 ? "" : "s", SESSION_SAME_LIMIT);
+	if (s->pre_debug)
+		fprintf(out, "pre-debug copy: %s\n", s->pre_debug);
+	if (s->report_md)
+		fprintf(out, "report: %s, %s\n", s->report_md, s->report_json ? s->report_json : "");
+	if (s->status == SESSION_IN_PROGRESS && s->interp == INTERP_UNASKED)
+		walk_print_interpret(out, rs, s->cls);
+	if (s->status == SESSION_IN_PROGRESS && n)
+		walk_print_rung(out, s, rs, plan[0]);
+	free(plan);
+}
+
+static int
+print_result(const struct session *s, const struct ruleset *rs, const struct session_news *nw,
+	     bool json)
+{
+	const struct rung **plan = NULL;
+	size_t n = session_plan(s, rs, &plan);
+
+	if (json)
+		print_json(session_status_json(s, plan, n, nw));
+	else
+		print_status(stdout, s, rs);
+	free(plan);
+	return 0;
+}
+
+static int
+session_start_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session_news nw = SESSION_NEWS_INIT;
+	struct session_args a;
+	struct session *s = NULL;
+	struct verdict v;
+	enum interp_answer ans = INTERP_UNASKED;
+	int rc, lock = -1;
+	bool have_v = false;
+
+	if ((rc = parse(&session_start_entry, argc, argv, ctx, &a,
+			ALLOW(OPT_JSON) | ALLOW(OPT_KERNEL) | ALLOW(OPT_INTERPRET))) != 0)
+		return rc;
+	if (a.interpret && (interp_answer_parse(a.interpret, &ans) < 0 || ans == INTERP_UNASKED))
+		return cmd_usage_error(&session_start_entry, "--interpret takes yes, no or skip, "
+				       "not '%s'", a.interpret);
+	if (walk_classify_path(ctx->rules, argv[optind], &v, &err) < 0)
+		return pt_report(&err);
+	have_v = true;
+	if ((lock = session_lock(SESSION_DIR, &err)) < 0 ||
+	    walk_open_session(SESSION_DIR, &v, strcmp(argv[optind], "-") == 0 ? "<stdin>" :
+			      argv[optind], a.kernel, a.json ? stderr : stdout,
+			      &s, &err) < 0)
+		goto fail;
+	if (ans != INTERP_UNASKED && s->interp == INTERP_UNASKED &&
+	    session_interpret(s, ans, &nw, &err) < 0)
+		goto fail;
+	session_check_exhausted(s, ctx->rules, &nw);
+	if (walk_write_report(s, ctx->rules, false, &err) < 0 ||
+	    session_save(s, SESSION_DIR, &err) < 0)
+		goto fail;
+	if (!a.json)
+		walk_print_news(stdout, &nw);
+	print_result(s, ctx->rules, &nw, a.json);
+	if (!a.json)
+		walk_print_closing(stdout, s);
+	rc = s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
+	goto out;
+fail:
+	rc = pt_report(&err);
+out:
+	session_news_release(&nw);
+	session_free(s);
+	session_unlock(lock);
+	if (have_v)
+		verdict_release(&v);
+	return rc;
+}
+
+static int
+session_status_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session_args a;
+	struct session *s = NULL;
+	int rc;
+
+	if ((rc = parse(&session_status_entry, argc, argv, ctx, &a, ALLOW(OPT_JSON))) != 0)
+		return rc;
+	if (session_load(SESSION_DIR, &s, &err) < 0)
+		return pt_report(&err);
+	print_result(s, ctx->rules, NULL, a.json);
+	session_free(s);
+	return PT_EXIT_OK;
+}
+
+static int
+session_resume_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct session_args a;
+	struct walk_opts o = { 0 };
+	int rc;
+
+	if ((rc = parse(&session_resume_entry, argc, argv, ctx, &a,
+			ALLOW(OPT_JSON) | ALLOW(OPT_ANSWERS) | ALLOW(OPT_REDACT))) != 0)
+		return rc;
+	o.answers = a.answers;
+	o.redact = a.redact;
+	o.json = a.json;
+	if (!a.answers && !walk_interactive(ctx))
+		return cmd_usage_error(&session_resume_entry, "no terminal to ask on: give "
+				       "--answers FILE, or record attempts with 'pallas-triage attempt'");
+	return walk_resume(ctx, &o);
+}
+
+static void
+print_log(const struct session *s)
+{
+	printf("session for %s: %s, %zu of %d attempts used\n", s->log,
+	       session_status_name(s->status), s->nattempts, SESSION_ATTEMPT_CAP);
+	for (size_t i = 0; i < s->nattempts; i++) {
+		const struct attempt *t = &s->attempts[i];
+
+		printf("%d. %s: %s -> %s%s%s\n   changed: %s\n", t->n, t->rung,
+		       attempt_result_name(t->result), t->cls_after < CLASS_COUNT ?
+		       class_name(t->cls_after) : "fixed", t->subkind_after ? "/" : "",
+		       t->subkind_after ? t->subkind_after : "", t->change);
+		if (t->log)
+			printf("   log: %s\n", t->log);
+		if (t->note)
+			printf("   note: %s\n", t->note);
+		printf("   at: %s\n", t->time);
+	}
+	for (size_t i = 0; i < s->nskipped; i++)
+		printf("skipped as not applicable: %s\n", s->skipped[i].rung);
+	fputs("trajectory:", stdout);
+	for (size_t i = 0; i < s->ntraj; i++)
+		printf("%s %s%s%s (%s)", i ? " ->" : "", s->traj[i].cls < CLASS_COUNT ?
+		       class_name(s->traj[i].cls) : "fixed", s->traj[i].subkind ? "/" : "",
+		       s->traj[i].subkind ? s->traj[i].subkind : "", s->traj[i].why);
+	putchar('\n');
+}
+
+static int
+session_log_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session_args a;
+	struct session *s = NULL;
+	int rc;
+
+	if ((rc = parse(&session_log_entry, argc, argv, ctx, &a, ALLOW(OPT_JSON))) != 0)
+		return rc;
+	if (session_load(SESSION_DIR, &s, &err) < 0)
+		return pt_report(&err);
+	if (a.json)
+		print_json(session_log_json(s));
+	else
+		print_log(s);
+	session_free(s);
+	return PT_EXIT_OK;
+}
+
+static int
+session_reset_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session_args a;
+	char *arch = NULL;
+	int rc, lock;
+
+	if ((rc = parse(&session_reset_entry, argc, argv, ctx, &a, 0)) != 0)
+		return rc;
+	if (!session_exists(SESSION_DIR)) {
+		printf("no session in %s: nothing to reset\n", SESSION_DIR);
+		return PT_EXIT_OK;
+	}
+	if ((lock = session_lock(SESSION_DIR, &err)) < 0)
+		return pt_report(&err);
+	rc = session_archive(SESSION_DIR, &arch, &err);
+	session_unlock(lock);
+	if (rc < 0)
+		return pt_report(&err);
+	printf("the session is moved to %s; the next 'pallas-triage LOG' starts a new one\n", arch);
+	free(arch);
+	return PT_EXIT_OK;
+}

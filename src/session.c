@@ -1,0 +1,820 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session model and its transitions: snapshot a verdict, apply the
+ * interpret-mode partition, record attempts, move past a family after the
+ * same error SESSION_SAME_LIMIT times, stop at SESSION_ATTEMPT_CAP. It never
+ * touches the terminal; what the user should be told goes into a
+ * struct session_news. Persistence is in session_json.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pt/buf.h"
+#include "pt/ladder.h"
+#include "pt/session.h"
+#include "pt/util.h"
+#include "pt/xalloc.h"
+
+static const char *const result_names[RESULT_COUNT] = { "fixed", "same", "new", "n-a" };
+static const char *const interp_names[INTERP_COUNT] = {
+	"unasked", "reproduces", "does-not-reproduce", "skipped",
+};
+static const char *const status_names[SESSION_STATUS_COUNT] = {
+	"in-progress", "resolved", "blocked",
+};
+
+/* Environment facts: they describe the machine, not one failure, so they
+ * survive a class change (docs/rules.md, "Facts"). */
+static const char *const env_names[] = {
+	"jax_version", "jaxlib_version", "libtpu_version", "device_kind", "chip",
+	"python_version", "xla_flags", "libtpu_init_args",
+};
+
+const char *
+attempt_result_name(enum attempt_result r)
+{
+	return r < RESULT_COUNT ? result_names[r] : "?";
+}
+
+int
+attempt_result_parse(const char *s, enum attempt_result *out)
+{
+	static const struct { const char *alias; enum attempt_result r; } aliases[] = {
+		{ "different", RESULT_NEW }, { "n/a", RESULT_NA }, { "na", RESULT_NA },
+	};
+
+	for (int i = 0; i < RESULT_COUNT; i++)
+		if (strcmp(s, result_names[i]) == 0)
+			return *out = (enum attempt_result)i, 0;
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
+		if (strcmp(s, aliases[i].alias) == 0)
+			return *out = aliases[i].r, 0;
+	return -1;
+}
+
+const char *
+interp_answer_name(enum interp_answer a)
+{
+	return a < INTERP_COUNT ? interp_names[a] : "?";
+}
+
+int
+interp_answer_parse(const char *s, enum interp_answer *out)
+{
+	static const struct { const char *alias; enum interp_answer a; } aliases[] = {
+		{ "yes", INTERP_REPRODUCES }, { "y", INTERP_REPRODUCES },
+		{ "no", INTERP_NO_REPRO }, { "n", INTERP_NO_REPRO },
+		{ "skip", INTERP_SKIPPED }, { "s", INTERP_SKIPPED },
+	};
+
+	for (int i = INTERP_REPRODUCES; i < INTERP_COUNT; i++)
+		if (strcmp(s, interp_names[i]) == 0)
+			return *out = (enum interp_answer)i, 0;
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
+		if (strcmp(s, aliases[i].alias) == 0)
+			return *out = aliases[i].a, 0;
+	return -1;
+}
+
+const char *
+session_status_name(enum session_status st)
+{
+	return st < SESSION_STATUS_COUNT ? status_names[st] : "?";
+}
+
+int
+session_status_parse(const char *s, enum session_status *out)
+{
+	for (int i = 0; i < SESSION_STATUS_COUNT; i++)
+		if (strcmp(s, status_names[i]) == 0)
+			return *out = (enum session_status)i, 0;
+	return -1;
+}
+
+static char *
+xstrdup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+struct session *
+session_new(void)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+
+	s->schema_version = SESSION_SCHEMA_VERSION;
+	s->first.runner_up = CLASS_COUNT;
+	s->first.cls = CLASS_UNKNOWN;
+	s->cls = CLASS_UNKNOWN;
+	s->pending.result = -1;
+	return s;
+}
+
+static void
+snapshot_release(struct verdict_snapshot *d)
+{
+	free(d->subkind);
+	free(d->rule);
+	free(d->message);
+	free(d->reason);
+	free(d->key_line);
+	free(d->location);
+	free(d->fingerprint);
+	free(d->fingerprint_text);
+	for (size_t i = 0; i < d->nev; i++) {
+		free(d->ev[i].rule);
+		free(d->ev[i].text);
+	}
+	free(d->ev);
+	vars_release(&d->vars);
+}
+
+static void
+attempt_release(struct attempt *a)
+{
+	free(a->rung);
+	free(a->family);
+	free(a->change);
+	free(a->subkind_after);
+	free(a->fingerprint);
+	free(a->log);
+	free(a->note);
+	free(a->time);
+}
+
+void
+session_pending_clear(struct session *s)
+{
+	free(s->pending.rung);
+	free(s->pending.change);
+	free(s->pending.log);
+	memset(&s->pending, 0, sizeof(s->pending));
+	s->pending.result = -1;
+}
+
+void
+session_free(struct session *s)
+{
+	if (!s)
+		return;
+	free(s->tool);
+	free(s->created);
+	free(s->updated);
+	free(s->log);
+	free(s->kernel);
+	free(s->pre_debug);
+	snapshot_release(&s->first);
+	free(s->subkind);
+	free(s->fingerprint);
+	vars_release(&s->vars);
+	for (size_t i = 0; i < s->nexhausted; i++)
+		free(s->exhausted[i]);
+	free(s->exhausted);
+	for (size_t i = 0; i < s->nattempts; i++)
+		attempt_release(&s->attempts[i]);
+	free(s->attempts);
+	for (size_t i = 0; i < s->nskipped; i++) {
+		free(s->skipped[i].rung);
+		free(s->skipped[i].time);
+	}
+	free(s->skipped);
+	for (size_t i = 0; i < s->nruled; i++) {
+		free(s->ruled[i].subkind);
+		free(s->ruled[i].reason);
+	}
+	free(s->ruled);
+	for (size_t i = 0; i < s->ntraj; i++) {
+		free(s->traj[i].subkind);
+		free(s->traj[i].why);
+	}
+	free(s->traj);
+	session_pending_clear(s);
+	free(s->report_md);
+	free(s->report_json);
+	free(s);
+}
+
+const char *
+session_now(char *buf, size_t len)
+{
+	const char *fixed = getenv("PALLAS_TRIAGE_NOW");
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (fixed && *fixed) {
+		snprintf(buf, len, "%s", fixed);
+		return buf;
+	}
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+void
+session_news_release(struct session_news *nw)
+{
+	for (size_t i = 0; i < nw->n; i++)
+		free(nw->msg[i]);
+	free(nw->msg);
+	nw->msg = NULL;
+	nw->n = 0;
+	nw->flags = 0;
+}
+
+static void PT_PRINTF(2, 3)
+news_add(struct session_news *nw, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	if (!nw)
+		return;
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	nw->msg = xrealloc(nw->msg, (nw->n + 1) * sizeof(*nw->msg));
+	nw->msg[nw->n++] = buf_detach(&b, NULL);
+}
+
+/* "class" or "class/subkind", in buf. */
+static const char *
+class_label(char *buf, size_t len, enum pt_class c, const char *subkind)
+{
+	if (c >= CLASS_COUNT)
+		snprintf(buf, len, "fixed");
+	else if (subkind)
+		snprintf(buf, len, "%s/%s", class_name(c), subkind);
+	else
+		snprintf(buf, len, "%s", class_name(c));
+	return buf;
+}
+
+static void
+traj_push(struct session *s, enum pt_class c, const char *subkind, const char *why)
+{
+	s->traj = xrealloc(s->traj, (s->ntraj + 1) * sizeof(*s->traj));
+	s->traj[s->ntraj].cls = c;
+	s->traj[s->ntraj].subkind = xstrdup_or_null(subkind);
+	s->traj[s->ntraj].why = xstrdup(why);
+	s->ntraj++;
+}
+
+static char *
+location_text(const struct location *loc)
+{
+	if (!loc->file)
+		return NULL;
+	if (loc->col > 0)
+		return xasprintf("%s:%ld:%ld", loc->file, loc->line, loc->col);
+	if (loc->line > 0)
+		return xasprintf("%s:%ld", loc->file, loc->line);
+	return xstrdup(loc->file);
+}
+
+/* Three decimals keep the saved file stable across a load/save round trip;
+ * scores are in [0, 1], so adding 0.5 rounds (no libm needed). */
+static double
+round3(double x)
+{
+	return (double)(long long)(x * 1000.0 + 0.5) / 1000.0;
+}
+
+static void
+snapshot(struct verdict_snapshot *d, const struct verdict *v)
+{
+	d->cls = v->cls;
+	d->subkind = xstrdup_or_null(v->subkind);
+	d->confidence = round3(v->confidence);
+	for (int c = 0; c < CLASS_COUNT; c++)
+		d->scores[c] = round3(v->scores[c].score);
+	d->runner_up = v->runner_up;
+	d->rule = xstrdup_or_null(v->top_rule ? v->top_rule->id : NULL);
+	d->message = xstrdup_or_null(v->message);
+	d->reason = xstrdup_or_null(v->reason);
+	d->key_line = xstrdup_or_null(v->key_line);
+	d->key_lineno = v->key_lineno;
+	d->location = location_text(&v->loc);
+	d->fingerprint = xstrdup_or_null(v->fingerprint);
+	d->fingerprint_text = xstrdup_or_null(v->fingerprint_text);
+	d->ev = v->nev ? xcalloc(v->nev, sizeof(*d->ev)) : NULL;
+	for (size_t i = 0; i < v->nev; i++) {
+		d->ev[i].line = v->ev[i].line;
+		d->ev[i].rule = xstrdup_or_null(v->ev[i].rule ? v->ev[i].rule->id : NULL);
+		d->ev[i].text = xstrdup(v->ev[i].text ? v->ev[i].text : "");
+	}
+	d->nev = v->nev;
+	vars_copy(&d->vars, &v->vars, true);
+}
+
+void
+session_begin(struct session *s, const struct verdict *v, const char *log, const char *now)
+{
+	s->tool = xstrdup("pallas-triage " PT_VERSION);
+	s->created = xstrdup(now);
+	s->updated = xstrdup(now);
+	s->log = xstrdup(log ? log : "-");
+	snapshot(&s->first, v);
+	s->cls = v->cls;
+	s->subkind = xstrdup_or_null(v->subkind);
+	s->fingerprint = xstrdup_or_null(v->fingerprint);
+	vars_copy(&s->vars, &v->vars, true);
+	traj_push(s, v->cls, v->subkind, "first diagnosis");
+}
+
+static bool
+ruled_out_has(const struct session *s, enum pt_class c, const char *subkind)
+{
+	for (size_t i = 0; i < s->nruled; i++)
+		if (s->ruled[i].cls == c && (!s->ruled[i].subkind ||
+		    (subkind && strcmp(s->ruled[i].subkind, subkind) == 0)))
+			return true;
+	return false;
+}
+
+static void
+rule_out(struct session *s, enum pt_class c, const char *subkind, const char *reason,
+	 struct session_news *nw)
+{
+	char lab[96];
+
+	if (ruled_out_has(s, c, subkind))
+		return;
+	s->ruled = xrealloc(s->ruled, (s->nruled + 1) * sizeof(*s->ruled));
+	s->ruled[s->nruled].cls = c;
+	s->ruled[s->nruled].subkind = xstrdup_or_null(subkind);
+	s->ruled[s->nruled].reason = xstrdup(reason);
+	s->nruled++;
+	news_add(nw, "ruled out %s: %s", class_label(lab, sizeof(lab), c, subkind), reason);
+}
+
+static void
+move_to(struct session *s, enum pt_class c, const char *subkind, const char *verb,
+	const char *why, struct session_news *nw)
+{
+	char from[96], to[96];
+
+	class_label(from, sizeof(from), s->cls, s->subkind);
+	class_label(to, sizeof(to), c, subkind);
+	if (strcmp(from, to) == 0)
+		return;
+	s->cls = c;
+	free(s->subkind);
+	s->subkind = xstrdup_or_null(subkind);
+	traj_push(s, c, subkind, why);
+	if (nw)
+		nw->flags |= NEWS_CLASS;
+	news_add(nw, "%s: %s -> %s (%s)", verb, from, to, why);
+}
+
+/*
+ * The interpret-mode partition of the method (debugging-method.md): what each
+ * answer rules out, and where a ruled-out diagnosis moves to. Candidates are
+ * tried by the first verdict's score; the last one is the default.
+ */
+struct partition {
+	enum interp_answer when;
+	const char *reason;
+	struct { enum pt_class cls; const char *subkind; } out[3], to[3];
+	size_t nout, nto;
+};
+
+static const struct partition partitions[] = {
+	{ INTERP_REPRODUCES,
+	  "reproduces under interpret mode, so not layout, capacity or precision: "
+	  "interpret mode models none of them",
+	  { { CLASS_LAYOUT, NULL }, { CLASS_CAPACITY, NULL }, { CLASS_NUMERICS, "precision" } },
+	  { { CLASS_SYNCHRONIZATION, NULL }, { CLASS_NUMERICS, "logic" } }, 3, 2 },
+	{ INTERP_NO_REPRO,
+	  "does not reproduce under interpret mode, so not a logic or indexing bug: "
+	  "those fail on CPU too",
+	  { { CLASS_NUMERICS, "logic" } },
+	  { { CLASS_LAYOUT, NULL }, { CLASS_CAPACITY, NULL }, { CLASS_NUMERICS, "precision" } }, 1, 3 },
+};
+
+/* A numerics verdict that has not yet split into precision and logic (the
+ * rules call it "mismatch"): exactly what the partition and a precision rung
+ * decide. */
+static bool
+numerics_undecided(const struct session *s)
+{
+	return s->cls == CLASS_NUMERICS && (!s->subkind || strcmp(s->subkind, "mismatch") == 0);
+}
+
+static bool
+current_ruled_out(const struct session *s)
+{
+	if (s->cls == CLASS_UNKNOWN || ruled_out_has(s, s->cls, NULL) || numerics_undecided(s))
+		return true;
+	return s->subkind && ruled_out_has(s, s->cls, s->subkind);
+}
+
+static void
+rerank(struct session *s, const struct partition *p, const char *why, struct session_news *nw)
+{
+	size_t best = p->nto - 1;
+	double best_score = 0.0;
+
+	for (size_t i = 0; i < p->nto; i++)
+		if (s->first.scores[p->to[i].cls] > best_score) {
+			best_score = s->first.scores[p->to[i].cls];
+			best = i;
+		}
+	move_to(s, p->to[best].cls, p->to[best].subkind, "re-ranked", why, nw);
+}
+
+int
+session_interpret(struct session *s, enum interp_answer a, struct session_news *nw,
+		  struct pt_err *err)
+{
+	const struct partition *p = NULL;
+	char why[64];
+
+	if (s->interp != INTERP_UNASKED)
+		return pt_err_set(err, PT_EXIT_USAGE, "the interpret-mode question was already "
+				  "answered: '%s'", interp_answer_name(s->interp));
+	if (a == INTERP_UNASKED || a >= INTERP_COUNT)
+		return pt_err_set(err, PT_EXIT_USAGE, "bad interpret-mode answer");
+	s->interp = a;
+	for (size_t i = 0; i < ARRAY_SIZE(partitions); i++)
+		if (partitions[i].when == a)
+			p = &partitions[i];
+	if (!p) {
+		news_add(nw, "interpret mode not tried: the diagnosis stays as it is");
+		return 0;
+	}
+	for (size_t i = 0; i < p->nout; i++)
+		rule_out(s, p->out[i].cls, p->out[i].subkind, p->reason, nw);
+	snprintf(why, sizeof(why), "interpret mode: %s", interp_answer_name(a));
+	if (current_ruled_out(s))
+		rerank(s, p, why, nw);
+	if (a == INTERP_NO_REPRO && s->cls == CLASS_SYNCHRONIZATION)
+		news_add(nw, "the race detector has no false positives but can miss races: "
+			 "synchronization stays the diagnosis");
+	return 0;
+}
+
+static bool
+family_exhausted(const struct session *s, enum pt_class c, const char *key)
+{
+	size_t clen = strlen(class_name(c));
+
+	for (size_t i = 0; i < s->nexhausted; i++)
+		if (strncmp(s->exhausted[i], class_name(c), clen) == 0 &&
+		    s->exhausted[i][clen] == '/' && strcmp(s->exhausted[i] + clen + 1, key) == 0)
+			return true;
+	return false;
+}
+
+/* Rungs without a family are a family of their own. */
+static const char *
+family_key(const struct rung *r)
+{
+	return r->family ? r->family : r->id;
+}
+
+static bool
+rung_used(const struct session *s, const char *id)
+{
+	for (size_t i = 0; i < s->nattempts; i++)
+		if (strcmp(s->attempts[i].rung, id) == 0)
+			return true;
+	for (size_t i = 0; i < s->nskipped; i++)
+		if (strcmp(s->skipped[i].rung, id) == 0)
+			return true;
+	return false;
+}
+
+size_t
+session_plan(const struct session *s, const struct ruleset *rs, const struct rung ***out)
+{
+	const struct rung **sel = NULL;
+	size_t n = ladder_select(rs, s->cls, s->subkind, &s->vars, &sel), k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!rung_used(s, sel[i]->id) && !family_exhausted(s, s->cls, family_key(sel[i])))
+			sel[k++] = sel[i];
+	if (sel)
+		sel[k] = NULL;
+	*out = sel;
+	return k;
+}
+
+void
+session_check_exhausted(struct session *s, const struct ruleset *rs, struct session_news *nw)
+{
+	const struct rung **plan = NULL;
+	char lab[96];
+
+	if (s->status != SESSION_IN_PROGRESS)
+		return;
+	if (session_plan(s, rs, &plan) == 0) {
+		s->status = SESSION_BLOCKED;
+		if (nw)
+			nw->flags |= NEWS_BLOCKED | NEWS_EXHAUSTED;
+		news_add(nw, "no rung left on the %s ladder after %zu attempt%s: stop here and "
+			 "escalate with the report", class_label(lab, sizeof(lab), s->cls, s->subkind),
+			 s->nattempts, s->nattempts == 1 ? "" : "s");
+	}
+	free(plan);
+}
+
+/*
+ * Rungs that test a hypothesis as well as fix something: the same error
+ * after such a rung rules the hypothesis out and moves the diagnosis to the
+ * other branch (the method: "the failure survives at HIGHEST precision, so
+ * it is a logic bug"). Other rungs prove nothing when they fail: the fix may
+ * have been applied wrongly.
+ */
+static const struct {
+	enum pt_class cls;
+	const char *family, *subkind, *to;
+} hypothesis_rungs[] = {
+	{ CLASS_NUMERICS, "precision", "precision", "logic" },
+};
+
+static int
+check_record(const struct session *s, const struct ruleset *rs, const struct attempt_in *in,
+	     const struct rung **r, enum pt_class *rcls, struct pt_err *err)
+{
+	*r = NULL;
+	*rcls = s->cls;
+	if (s->status != SESSION_IN_PROGRESS || s->nattempts >= SESSION_ATTEMPT_CAP)
+		return pt_err_set(err, PT_EXIT_FINDING, "the session is %s after %zu attempt%s: "
+				  "nothing more is recorded; see 'pallas-triage report', or start "
+				  "over with 'pallas-triage session reset'",
+				  session_status_name(s->status), s->nattempts,
+				  s->nattempts == 1 ? "" : "s");
+	if (!in->rung || strcmp(in->rung, SESSION_RUNG_CUSTOM) == 0) {
+		if (in->result == RESULT_NA)
+			return pt_err_set(err, PT_EXIT_USAGE, "only a rung of the ladder can be "
+					  "not applicable");
+		if (!in->change || !*in->change)
+			return pt_err_set(err, PT_EXIT_USAGE, "an attempt off the ladder needs "
+					  "--change: say what was changed");
+		return 0;
+	}
+	if (!(*r = ladder_find_rung(rs, in->rung, rcls)))
+		return pt_err_set(err, PT_EXIT_USAGE, "unknown rung '%s'; 'pallas-triage session "
+				  "status' shows the next one", in->rung);
+	return 0;
+}
+
+static void
+set_current_from_verdict(struct session *s, const struct verdict *nv)
+{
+	vars_release(&s->vars);
+	vars_copy(&s->vars, &nv->vars, true);
+	for (size_t i = 0; i < ARRAY_SIZE(env_names); i++) {
+		const char *v = vars_get(&s->first.vars, env_names[i]);
+
+		if (v)
+			vars_set(&s->vars, env_names[i], v, false);
+	}
+	free(s->fingerprint);
+	s->fingerprint = xstrdup_or_null(nv->fingerprint);
+}
+
+static void
+exhaust_family(struct session *s, const struct ruleset *rs, enum pt_class c, const char *key,
+	       int n, struct session_news *nw)
+{
+	const struct rung **plan = NULL;
+
+	s->same_streak = 0;
+	if (nw)
+		nw->flags |= NEWS_FAMILY;
+	if (!key) {
+		news_add(nw, "same error %d attempts in a row", n);
+		return;
+	}
+	s->exhausted = xrealloc(s->exhausted, (s->nexhausted + 1) * sizeof(*s->exhausted));
+	s->exhausted[s->nexhausted++] = xasprintf("%s/%s", class_name(c), key);
+	if (session_plan(s, rs, &plan) > 0)
+		news_add(nw, "same error %d attempts in a row: leaving family '%s' for '%s'",
+			 n, key, family_key(plan[0]));
+	else
+		news_add(nw, "same error %d attempts in a row: leaving family '%s'", n, key);
+	free(plan);
+}
+
+static void
+record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
+	    const struct rung *r, enum pt_class rcls, struct session_news *nw)
+{
+	const struct rung **plan = NULL;
+	const char *key = NULL;
+
+	a->fingerprint = xstrdup_or_null(s->fingerprint);
+	for (size_t i = 0; r && r->family && i < ARRAY_SIZE(hypothesis_rungs); i++) {
+		char *reason, why[32];
+
+		if (rcls != hypothesis_rungs[i].cls || strcmp(r->family, hypothesis_rungs[i].family) != 0)
+			continue;
+		reason = xasprintf("the failure survives attempt %d: %s", a->n,
+				   r->action ? r->action : r->id);
+		rule_out(s, rcls, hypothesis_rungs[i].subkind, reason, nw);
+		free(reason);
+		snprintf(why, sizeof(why), "attempt %d", a->n);
+		if (s->cls == rcls && (numerics_undecided(s) || (s->subkind &&
+		    strcmp(s->subkind, hypothesis_rungs[i].subkind) == 0)))
+			move_to(s, s->cls, hypothesis_rungs[i].to, "re-ranked", why, nw);
+	}
+	a->cls_after = s->cls;
+	a->subkind_after = xstrdup_or_null(s->subkind);
+	/* at the cap the walk stops anyway: moving on would only add noise */
+	if (++s->same_streak < SESSION_SAME_LIMIT || s->nattempts >= SESSION_ATTEMPT_CAP)
+		return;
+	if (r && rcls == s->cls)
+		key = family_key(r);
+	else if (session_plan(s, rs, &plan) > 0)
+		key = family_key(plan[0]);
+	exhaust_family(s, rs, r ? rcls : s->cls, key, s->same_streak, nw);
+	free(plan);
+}
+
+static void
+record_new(struct session *s, struct attempt *a, const struct verdict *nv,
+	   struct session_news *nw)
+{
+	char why[32];
+
+	s->same_streak = 0;
+	if (!nv) {
+		a->cls_after = s->cls;
+		a->subkind_after = xstrdup_or_null(s->subkind);
+		a->note = xstrdup("no new log was given, so the class is taken as unchanged");
+	} else if (nv->cls == CLASS_UNKNOWN) {
+		a->cls_after = CLASS_UNKNOWN;
+		a->fingerprint = xstrdup_or_null(nv->fingerprint);
+		a->note = xasprintf("the new log shows no recognised Pallas failure; the walk stays "
+				    "on the %s ladder", class_name(s->cls));
+	} else {
+		a->cls_after = nv->cls;
+		a->subkind_after = xstrdup_or_null(nv->subkind);
+		a->fingerprint = xstrdup_or_null(nv->fingerprint);
+		set_current_from_verdict(s, nv);
+		snprintf(why, sizeof(why), "attempt %d", a->n);
+		move_to(s, nv->cls, nv->subkind, "class changed", why, nw);
+	}
+	if (a->note)
+		news_add(nw, "%s", a->note);
+	news_add(nw, "a different error: a changed symptom counts as progress");
+}
+
+static void
+record_fixed(struct session *s, struct attempt *a, struct session_news *nw)
+{
+	char why[32];
+
+	a->cls_after = CLASS_COUNT;
+	s->same_streak = 0;
+	s->status = SESSION_RESOLVED;
+	snprintf(why, sizeof(why), "attempt %d", a->n);
+	traj_push(s, CLASS_COUNT, NULL, why);
+	if (nw)
+		nw->flags |= NEWS_RESOLVED;
+	news_add(nw, "fixed at attempt %d of %d", a->n, SESSION_ATTEMPT_CAP);
+}
+
+static void
+record_skip(struct session *s, const struct attempt_in *in, const char *now,
+	    struct session_news *nw)
+{
+	s->skipped = xrealloc(s->skipped, (s->nskipped + 1) * sizeof(*s->skipped));
+	s->skipped[s->nskipped].rung = xstrdup(in->rung);
+	s->skipped[s->nskipped].time = xstrdup(now);
+	s->nskipped++;
+	news_add(nw, "skipped %s as not applicable (no attempt used)", in->rung);
+}
+
+static struct attempt *
+attempt_push(struct session *s, const struct attempt_in *in, const struct rung *r,
+	     const char *now)
+{
+	struct attempt *a;
+
+	s->attempts = xrealloc(s->attempts, (s->nattempts + 1) * sizeof(*s->attempts));
+	a = &s->attempts[s->nattempts++];
+	memset(a, 0, sizeof(*a));
+	a->n = (int)s->nattempts;
+	a->rung = xstrdup(in->rung ? in->rung : SESSION_RUNG_CUSTOM);
+	a->family = xstrdup_or_null(r ? r->family : NULL);
+	if (in->change && *in->change)
+		a->change = xstrdup(in->change);
+	else
+		a->change = r ? ladder_change_text(r, &s->vars, NULL) : xstrdup("");
+	a->result = in->result;
+	a->cls_before = s->cls;
+	a->log = xstrdup_or_null(in->log);
+	a->time = xstrdup(now);
+	return a;
+}
+
+int
+session_record(struct session *s, const struct ruleset *rs, const struct attempt_in *in,
+	       const struct verdict *nv, const char *now, struct session_news *nw,
+	       struct pt_err *err)
+{
+	const struct rung *r;
+	enum pt_class rcls;
+	struct attempt *a;
+
+	if (check_record(s, rs, in, &r, &rcls, err) < 0)
+		return -1;
+	if (in->result == RESULT_NA) {
+		record_skip(s, in, now, nw);
+	} else {
+		a = attempt_push(s, in, r, now);
+		if (a->result == RESULT_NEW && nv && nv->fingerprint && s->fingerprint &&
+		    strcmp(nv->fingerprint, s->fingerprint) == 0) {
+			a->result = RESULT_SAME;
+			a->note = xstrdup("the new log has the same fingerprint as before, so it "
+					  "counts as the same error");
+			if (nw)
+				nw->flags |= NEWS_SAME_FP;
+			news_add(nw, "%s", a->note);
+		}
+		if (a->result == RESULT_FIXED)
+			record_fixed(s, a, nw);
+		else if (a->result == RESULT_SAME)
+			record_same(s, rs, a, r, rcls, nw);
+		else
+			record_new(s, a, nv, nw);
+		if (s->status == SESSION_IN_PROGRESS && s->nattempts >= SESSION_ATTEMPT_CAP) {
+			s->status = SESSION_BLOCKED;
+			if (nw)
+				nw->flags |= NEWS_BLOCKED | NEWS_CAP;
+			news_add(nw, "attempt %d of %d used without a fix: stop here and escalate "
+				 "with the report", SESSION_ATTEMPT_CAP, SESSION_ATTEMPT_CAP);
+		}
+	}
+	session_check_exhausted(s, rs, nw);
+	free(s->updated);
+	s->updated = xstrdup(now);
+	session_pending_clear(s);
+	return 0;
+}
+
+static int
+copy_fd(int to, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(to, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return fsync(to);
+}
+
+int
+session_save_pre_debug(struct session *s, const char *kernel, bool *existed, struct pt_err *err)
+{
+	struct buf b = BUF_INIT;
+	char *pre = xasprintf("%s.pre-debug", kernel);
+	int fd = -1, ret = -1;
+
+	*existed = false;
+	if (util_read_file(kernel, &b, 256u * 1024 * 1024, err) < 0)
+		goto out;
+	/* O_EXCL: the first pre-debug copy is the one worth keeping; a later
+	 * run must never replace it with an already-edited kernel */
+	if ((fd = open(pre, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+		if (errno != EEXIST) {
+			pt_err_errno(err, PT_EXIT_SYSTEM, "cannot create '%s'", pre);
+			goto out;
+		}
+		*existed = true;
+	} else {
+		bool bad = copy_fd(fd, b.data, b.len) < 0;
+
+		bad = close(fd) < 0 || bad;
+		fd = -1;
+		if (bad) {
+			pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", pre);
+			unlink(pre);
+			goto out;
+		}
+	}
+	free(s->kernel);
+	free(s->pre_debug);
+	s->kernel = xstrdup(kernel);
+	s->pre_debug = pre;
+	pre = NULL;
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(pre);
+	buf_release(&b);
+	return ret;
+}

@@ -1,0 +1,4 @@
+#!/bin/sh
+# Golden transcripts of the report cases; the format is in tests/walk/cmd-golden.sh.
+here=$(cd "$(dirname "$0")" && pwd)
+exec sh "$here/../walk/cmd-golden.sh" "$here"

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the session model (transitions, the interpret partition, the
+ * family and cap rules), its JSON round trip and strict loading, and report
+ * redaction. Ladders come from tests/fixtures/walk-rules.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/report.h"
+#include "pt/rules.h"
+#include "pt/session.h"
+#include "test.h"
+
+#define NOW "2026-01-02T03:04:05Z"
+
+static struct ruleset *
+load_rules(void)
+{
+	struct ruleset *rs = ruleset_new();
+	struct diag d = DIAG_INIT;
+	struct pt_err err = PT_ERR_INIT;
+
+	if (ruleset_load_dir(rs, PT_SRCDIR "/tests/fixtures/walk-rules", NULL, &d, &err) < 0 ||
+	    ruleset_finish(rs, &d) < 0) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "%s\n", err.msg);
+		exit(1);
+	}
+	diag_release(&d);
+	return rs;
+}
+
+/* A verdict as the classifier would fill it; only vars is owned. */
+static void
+fake_verdict(struct verdict *v, enum pt_class c, const char *subkind, const char *fp)
+{
+	memset(v, 0, sizeof(*v));
+	v->cls = c;
+	v->subkind = subkind;
+	v->confidence = 0.9;
+	v->runner_up = CLASS_COUNT;
+	v->scores[c].score = 0.9;
+	v->fingerprint = (char *)fp;
+	v->message = (char *)"a message";
+	vars_set(&v->vars, "used", "20.0M", true);
+	vars_set(&v->vars, "jax_version", "0.4.35", true);
+}
+
+static struct session *
+start(enum pt_class c, const char *subkind, const char *fp)
+{
+	struct session *s = session_new();
+	struct verdict v;
+
+	fake_verdict(&v, c, subkind, fp);
+	session_begin(s, &v, "run.log", NOW);
+	vars_release(&v.vars);
+	return s;
+}
+
+static int
+record(struct session *s, const struct ruleset *rs, const char *rung, enum attempt_result r,
+       const struct verdict *nv, struct session_news *nw)
+{
+	struct attempt_in in = { rung, NULL, r, NULL };
+	struct pt_err err = PT_ERR_INIT;
+
+	if (rung && strcmp(rung, SESSION_RUNG_CUSTOM) == 0)
+		in.change = "by hand";
+	return session_record(s, rs, &in, nv, NOW, nw, &err);
+}
+
+static void
+test_names(void)
+{
+	enum attempt_result r;
+	enum interp_answer a;
+
+	CHECK(attempt_result_parse("different", &r) == 0 && r == RESULT_NEW);
+	CHECK(attempt_result_parse("n/a", &r) == 0 && r == RESULT_NA);
+	CHECK(attempt_result_parse("maybe", &r) < 0);
+	CHECK_STREQ(attempt_result_name(RESULT_NA), "n-a");
+	CHECK(interp_answer_parse("y", &a) == 0 && a == INTERP_REPRODUCES);
+	CHECK(interp_answer_parse("does-not-reproduce", &a) == 0 && a == INTERP_NO_REPRO);
+	CHECK(interp_answer_parse("unasked", &a) < 0);
+}
+
+static void
+test_partition(void)
+{
+	struct session_news nw = SESSION_NEWS_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+
+	CHECK(session_interpret(s, INTERP_REPRODUCES, &nw, &err) == 0);
+	CHECK_INTEQ(s->cls, CLASS_NUMERICS);
+	CHECK_STREQ(s->subkind, "logic");
+	CHECK_INTEQ(s->nruled, 3);
+	CHECK_INTEQ(s->ntraj, 2);
+	CHECK(nw.flags & NEWS_CLASS);
+	CHECK(session_interpret(s, INTERP_NO_REPRO, &nw, &err) < 0);
+	CHECK_INTEQ(err.status, PT_EXIT_USAGE);
+	session_news_release(&nw);
+	session_free(s);
+
+	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+	CHECK(session_interpret(s, INTERP_NO_REPRO, NULL, &err) == 0);
+	CHECK_STREQ(s->subkind, "precision");
+	session_free(s);
+
+	s = start(CLASS_SYNCHRONIZATION, "race", "sync-1");
+	CHECK(session_interpret(s, INTERP_NO_REPRO, NULL, &err) == 0);
+	CHECK_INTEQ(s->cls, CLASS_SYNCHRONIZATION);
+	session_free(s);
+}
+
+static void
+test_family_and_cap(const struct ruleset *rs)
+{
+	struct session_news nw = SESSION_NEWS_INIT;
+	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	const struct rung **plan = NULL;
+
+	CHECK(record(s, rs, "capacity.raise-limit", RESULT_SAME, NULL, &nw) == 0);
+	CHECK(record(s, rs, "capacity.halve-minor", RESULT_SAME, NULL, &nw) == 0);
+	CHECK(!(nw.flags & NEWS_FAMILY));
+	CHECK(record(s, rs, "capacity.halve-second", RESULT_SAME, NULL, &nw) == 0);
+	CHECK(nw.flags & NEWS_FAMILY);
+	CHECK_INTEQ(s->nexhausted, 1);
+	CHECK_STREQ(s->exhausted[0], "capacity/block-size");
+	CHECK(session_plan(s, rs, &plan) > 0);
+	CHECK_STREQ(plan[0]->id, "capacity.single-buffer");   /* halve-both was skipped */
+	free(plan);
+	CHECK(record(s, rs, "capacity.single-buffer", RESULT_NA, NULL, &nw) == 0);
+	CHECK_INTEQ(s->nattempts, 3);
+	CHECK_INTEQ(s->nskipped, 1);
+	for (int i = 0; i < 6; i++)
+		CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_SAME, NULL, &nw) == 0);
+	CHECK_INTEQ(s->nattempts, 9);
+	CHECK_INTEQ(s->status, SESSION_IN_PROGRESS);
+	session_news_release(&nw);
+	CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_SAME, NULL, &nw) == 0);
+	CHECK_INTEQ(s->status, SESSION_BLOCKED);
+	CHECK(nw.flags & NEWS_CAP);
+	CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_SAME, NULL, &nw) < 0);
+	CHECK_INTEQ(s->nattempts, 10);
+	session_news_release(&nw);
+	session_free(s);
+}
+
+static void
+test_new_log(const struct ruleset *rs)
+{
+	struct session_news nw = SESSION_NEWS_INIT;
+	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	struct verdict same, other;
+
+	fake_verdict(&same, CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	fake_verdict(&other, CLASS_LAYOUT, "block-shape", "layout-2");
+	CHECK(record(s, rs, "capacity.raise-limit", RESULT_NEW, &same, &nw) == 0);
+	CHECK_INTEQ(s->attempts[0].result, RESULT_SAME);
+	CHECK(nw.flags & NEWS_SAME_FP);
+	CHECK_INTEQ(s->same_streak, 1);
+	CHECK(record(s, rs, "capacity.halve-minor", RESULT_NEW, &other, &nw) == 0);
+	CHECK_INTEQ(s->cls, CLASS_LAYOUT);
+	CHECK_INTEQ(s->attempts[1].cls_after, CLASS_LAYOUT);
+	CHECK_INTEQ(s->same_streak, 0);
+	CHECK_STREQ(vars_get(&s->vars, "jax_version"), "0.4.35");
+	CHECK(record(s, rs, "layout.round-up", RESULT_FIXED, NULL, &nw) == 0);
+	CHECK_INTEQ(s->status, SESSION_RESOLVED);
+	CHECK_INTEQ(s->traj[s->ntraj - 1].cls, CLASS_COUNT);
+	vars_release(&same.vars);
+	vars_release(&other.vars);
+	session_news_release(&nw);
+	session_free(s);
+}
+
+static void
+test_precision_rung(const struct ruleset *rs)
+{
+	struct session *s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+
+	CHECK(record(s, rs, "numerics.precision-sweep", RESULT_SAME, NULL, NULL) == 0);
+	CHECK_STREQ(s->subkind, "logic");
+	CHECK_INTEQ(s->nruled, 1);
+	CHECK_STREQ(s->ruled[0].subkind, "precision");
+	session_free(s);
+}
+
+static void
+test_round_trip(const struct ruleset *rs)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1"), *t = NULL;
+	char *a, *b;
+
+	session_interpret(s, INTERP_NO_REPRO, NULL, &err);
+	record(s, rs, "capacity.raise-limit", RESULT_SAME, NULL, NULL);
+	record(s, rs, "capacity.halve-minor", RESULT_NA, NULL, NULL);
+	s->pending.rung = strdup("capacity.halve-second");
+	s->pending.result = RESULT_NEW;
+	a = session_format(s);
+	CHECK(session_parse(a, strlen(a), "s.json", &t, &err) == 0);
+	b = t ? session_format(t) : NULL;
+	CHECK_STREQ(a, b);
+	CHECK(t && t->pending.result == RESULT_NEW);
+	free(a);
+	free(b);
+	session_free(t);
+	session_free(s);
+}
+
+static void
+expect_error(const char *json, const char *want)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session *s = NULL;
+
+	CHECK(session_parse(json, strlen(json), "s.json", &s, &err) < 0);
+	CHECK(s == NULL);
+	CHECK_INTEQ(err.status, PT_EXIT_DATA);
+	if (!strstr(err.msg, want))
+		fprintf(stderr, "message '%s' lacks '%s'\n", err.msg, want);
+	CHECK(strstr(err.msg, want) != NULL);
+}
+
+static void
+test_bad_files(void)
+{
+	expect_error("{\"schema_version\": 9}", "newer pallas-triage (schema_version 9");
+	expect_error("{\"schema_version\": 1, \"created\": 3}", "'created' must be a string");
+	expect_error("{\"schema_version\": 1, \"created\": \"x\"}", "'updated' is missing");
+	expect_error("[1]", "must hold a JSON object");
+	expect_error("{\"schema_ver", "invalid JSON");
+}
+
+static void
+test_redact(void)
+{
+	char *r = report_redact("at /home/alice/k.py on t1v-n-0a1b-w-0, /root/x and /homework");
+
+	CHECK_STREQ(r, "at ~/k.py on <host>, ~/x and /homework");
+	free(r);
+	r = report_redact("/Users/bob");
+	CHECK_STREQ(r, "~");
+	free(r);
+}
+
+static void
+test_report(const struct ruleset *rs)
+{
+	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	struct pt_err err = PT_ERR_INIT;
+	struct report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	record(s, rs, "capacity.raise-limit", RESULT_SAME, NULL, NULL);
+	report_build(&r, s, rs, false);
+	CHECK_STREQ(r.status, "in progress");
+	CHECK_INTEQ(r.natt, 1);
+	CHECK(r.nnext > 0);
+	CHECK(report_write(&r, "md", mem, &err) == 0);
+	CHECK(report_write(&r, "pdf", mem, &err) < 0);
+	fclose(mem);
+	CHECK(strstr(buf, "| 1 | `capacity.raise-limit` |") != NULL);
+	free(buf);
+	report_release(&r);
+	report_release(NULL);
+	session_free(s);
+	session_free(NULL);
+}
+
+int
+main(void)
+{
+	struct ruleset *rs = load_rules();
+
+	setenv("PALLAS_TRIAGE_NOW", NOW, 1);
+	test_names();
+	test_partition();
+	test_family_and_cap(rs);
+	test_new_log(rs);
+	test_precision_rung(rs);
+	test_round_trip(rs);
+	test_bad_files();
+	test_redact();
+	test_report(rs);
+	ruleset_free(rs);
+	return TEST_DONE();
+}
