@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Judging runs of the user's command for `pallas-triage run`: the outcome of
+ * one run, what repeated runs say about nondeterminism, what the precision
+ * sweep says about precision versus logic, and the result of an attempt in
+ * the session. No I/O: the command layer prints.
+ *
+ * The classifier only reads text, so what a log cannot say (a hang, a death
+ * by signal, outcomes that differ between runs, the sweep's answer) is handed
+ * to it as evidence lines that start with RUN_LINE_PREFIX. The rules in
+ * rules/run.yaml give those lines their class and weight, so the weighing
+ * stays data like every other rule. docs/run.md lists the lines.
+ */
+#ifndef PT_RUN_EVAL_H
+#define PT_RUN_EVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "pt/buf.h"
+#include "pt/classify.h"
+#include "pt/runner.h"
+#include "pt/session.h"
+
+#define RUN_LINE_PREFIX "pt-run: "
+
+/* The numbers compared between runs, as rules capture them. */
+#define RUN_NNUMBERS 4
+/* max_abs, max_rel, mismatched, mismatch_pct */
+extern const char *const run_number_names[RUN_NNUMBERS];
+
+enum run_outcome {
+	OUTCOME_PASS,               /* exited 0 and no Pallas failure class was recognised */
+	OUTCOME_FAIL,               /* a non-zero exit, or failure evidence despite exit 0 */
+	OUTCOME_HANG,               /* stopped at the timeout */
+	OUTCOME_CRASH,              /* killed by a signal */
+	OUTCOME_INTERRUPTED,        /* stopped because we were interrupted */
+};
+
+/* One run, reduced to what the comparisons need. Owns its strings. */
+struct run_record {
+	struct runner_result res;
+	const char *precision;      /* sweep level (static string), or NULL */
+	enum pt_class cls;
+	char *subkind;              /* may be NULL */
+	char *fingerprint;
+	char *numbers[RUN_NNUMBERS];/* captured values, NULL when the output had none */
+};
+
+void run_record_fill(struct run_record *r, const struct runner_result *res,
+		     const struct verdict *v, const char *precision);
+void run_record_release(struct run_record *r);
+enum run_outcome run_outcome_of(const struct run_record *r);
+/* "exit 1", "SIGSEGV", "timeout", "interrupted" */
+void run_ending_text(const struct runner_result *res, struct buf *out);
+
+/*
+ * Evidence lines (each ending in '\n') for how one run ended: a hang at the
+ * timeout, a death by signal, or a shell's 128+N status. Nothing for a
+ * plain exit. timeout is the --timeout value in seconds.
+ */
+void run_end_lines(const struct runner_result *res, double timeout, struct buf *out);
+
+/* --repeat: do the runs agree? */
+enum repeat_kind {
+	REPEAT_ALL_PASS,            /* every run passed */
+	REPEAT_SAME,                /* the same failure every time: deterministic */
+	REPEAT_DIFFERENT,           /* outcomes differ: nondeterministic */
+};
+
+struct repeat_cmp {
+	enum repeat_kind kind;
+	size_t nruns, npass;
+	bool ending_differs;        /* exit status, signal or hang */
+	bool fingerprint_differs;   /* between failing runs */
+	bool number_differs[RUN_NNUMBERS];
+};
+
+void run_compare(const struct run_record *r, size_t n, struct repeat_cmp *out);
+/* One line for people: "nondeterministic: ..." / "deterministic: ..." / "passed ...". */
+void run_compare_text(const struct repeat_cmp *c, const struct run_record *r, struct buf *out);
+/* The evidence line for the classifier when outcomes differ; nothing otherwise. */
+void run_compare_line(const struct repeat_cmp *c, struct buf *out);
+
+/* --sweep-precision: the levels of JAX_DEFAULT_MATMUL_PRECISION, in order. */
+#define RUN_PRECISION_ENV "JAX_DEFAULT_MATMUL_PRECISION"
+#define RUN_NLEVELS 3
+/* "default", "high", "highest": the canonical names every JAX accepts
+ * (bfloat16, tensorfloat32 and float32 are older names for the same levels) */
+extern const char *const run_precision_levels[RUN_NLEVELS];
+
+enum sweep_kind {
+	SWEEP_NO_FAILURE,           /* right at every level */
+	SWEEP_POLICY,               /* right at highest, wrong at default: precision policy */
+	SWEEP_LOGIC,                /* wrong at every level: not precision, a logic bug */
+	SWEEP_INCONCLUSIVE,         /* anything else (hangs, other classes, no pattern) */
+};
+
+struct sweep_verdict {
+	enum sweep_kind kind;
+	char *text;                 /* for people; a new string */
+	enum pt_class ruled_cls;    /* what it rules out; CLASS_COUNT: nothing */
+	const char *ruled_subkind;  /* static, may be NULL */
+	char *ruled_reason;         /* the ruled-out entry's reason, or NULL */
+};
+
+/* r holds RUN_NLEVELS runs, in the order of run_precision_levels. */
+void run_sweep_judge(const struct run_record *r, struct sweep_verdict *out);
+void sweep_verdict_release(struct sweep_verdict *sv);
+/* "precision-policy", "logic-bug", "no-failure", "inconclusive" */
+const char *sweep_kind_name(enum sweep_kind k);
+/* The evidence line for the classifier (policy and logic only). */
+void run_sweep_line(const struct sweep_verdict *sv, struct buf *out);
+
+/*
+ * The result of this run as an attempt: fixed when it passed; same when the
+ * failure fingerprint equals the previous attempt's (or, before the first
+ * attempt, the session's); new otherwise.
+ */
+enum attempt_result run_attempt_result(const struct session *s, bool passed,
+				       const struct verdict *v);
+
+/*
+ * Add (cls, subkind) to the session's ruled-out list with reason, unless it
+ * is already there. Returns true when it was added.
+ */
+bool run_rule_out(struct session *s, enum pt_class cls, const char *subkind, const char *reason);
+
+#endif

@@ -1,0 +1,320 @@
+#!/bin/sh
+# `pallas-triage run`: the command is run for real. The commands are small
+# scripts written here: a Mosaic VMEM failure, a hang, numbers that change on
+# every run (a counter file, not $RANDOM), a kernel that is only right at
+# HIGHEST precision, deaths by signal, 50 MB of fast output, a missing
+# command, stdin, Ctrl-C, and sessions. Every run is bounded: timeouts are
+# 1-2 s and each pallas-triage call is wrapped in timeout(1) as a backstop.
+. "$(dirname "$0")/../lib.sh"
+export T
+RULES=$SRC/rules
+unset JAX_DEFAULT_MATMUL_PRECISION PALLAS_TRIAGE_NOW
+W=$T/work
+mkdir -p "$W"
+cd "$W" || exit 1
+
+# pt ARGS...: run pallas-triage with the shipped rules; stdout, stderr and the
+# status land in $W/out, $W/err and $rc
+pt() {
+	timeout -k 5 120 $PTRUN --rules "$RULES" "$@" >"$W/out" 2>"$W/err" </dev/null
+	rc=$?
+}
+has() { grep -q -- "$1" "$W/${2:-out}"; }
+json() { python3 -c "import json,sys; d=json.load(open('$W/out')); sys.exit(0 if ($1) else 1)"; }
+
+# ---------------------------------------------------------------- commands
+cat >"$T/vmem.sh" <<'EOF'
+echo "compiling ragged_paged_attention"
+cat >&2 <<'END'
+Traceback (most recent call last):
+  File "/srv/serve/attn.py", line 212, in forward
+    out = ragged_paged_attention(q, kv, lens)
+jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: CompileTimeScopedVmemOom: Ran out of memory in memory space vmem while allocating on stack for %ragged_paged_attention.3 = bf16[8,1024,128]{2,1,0} custom-call(%a, %b), custom_call_target="tpu_custom_call". Scoped allocation with size 45.10M and limit 32.00M exceeded scoped vmem limit by 13.10M.
+END
+exit 1
+EOF
+cat >"$T/hang.sh" <<'EOF'
+echo $$ >"$T/hang.pid"
+echo "pallas_call ring_allgather: started"
+sleep 60
+EOF
+cat >"$T/stubborn.sh" <<'EOF'
+trap '' TERM INT
+echo $$ >"$T/stubborn.pid"
+echo started
+sleep 60
+EOF
+# a different max abs difference on every run
+cat >"$T/flaky.sh" <<'EOF'
+n=$(cat "$COUNTER" 2>/dev/null || echo 0)
+n=$((n + 1))
+echo $n >"$COUNTER"
+cat <<END
+AssertionError:
+Not equal to tolerance rtol=1e-05, atol=1e-05
+
+Mismatched elements: 12 / 4096 (0.293%)
+Max absolute difference among violations: 0.0$n
+Max relative difference among violations: 0.00$n
+END
+exit 1
+EOF
+cat >"$T/steady.sh" <<'EOF'
+cat <<END
+AssertionError:
+Not equal to tolerance rtol=1e-05, atol=1e-05
+
+Mismatched elements: 12 / 4096 (0.293%)
+Max absolute difference among violations: 0.25
+END
+exit 1
+EOF
+# right only at HIGHEST, like an f32 matmul whose operands go through bf16
+cat >"$T/precision.py" <<'EOF'
+import os, sys
+level = os.environ.get("JAX_DEFAULT_MATMUL_PRECISION", "")
+print("JAX_DEFAULT_MATMUL_PRECISION=" + level)
+if level == "highest":
+    sys.exit(0)
+err = {"default": "0.03125", "high": "0.0009765625"}.get(level, "1.0")
+print("AssertionError:\nNot equal to tolerance rtol=1e-06, atol=1e-06\n")
+print("Mismatched elements: 4000 / 65536 (6.1%)")
+print("Max absolute difference among violations: " + err)
+sys.exit(1)
+EOF
+# wrong at every level: a logic bug
+cat >"$T/logic.py" <<'EOF'
+import sys
+print("AssertionError:\nNot equal to tolerance rtol=1e-06, atol=1e-06\n")
+print("Mismatched elements: 65536 / 65536 (100%)")
+print("Max absolute difference among violations: 7.5")
+sys.exit(1)
+EOF
+cat >"$T/segv.py" <<'EOF'
+import os, signal, sys
+print("launching kernel", flush=True)
+os.kill(os.getpid(), signal.SIGSEGV)
+EOF
+cat >"$T/args.py" <<'EOF'
+import sys
+print(repr(sys.argv[1:]))
+EOF
+cat >"$T/stdin.py" <<'EOF'
+import sys
+data = sys.stdin.read()
+print("read %d bytes" % len(data))
+EOF
+# half a line on stdout, a line on stderr, the rest of the line on stdout
+cat >"$T/interleave.py" <<'EOF'
+import sys, time
+sys.stdout.write("Max absolute difference among"); sys.stdout.flush(); time.sleep(0.05)
+sys.stderr.write("a warning on stderr\n"); sys.stderr.flush(); time.sleep(0.05)
+sys.stdout.write(" violations: 0.125\n"); sys.stdout.flush()
+sys.stderr.write("Mismatched elements: 12 / 4096 (0.293%)\n")
+sys.exit(1)
+EOF
+# Python writing to a pipe, then hanging: its line must not sit in a buffer
+cat >"$T/pyhang.py" <<'EOF'
+import time
+print("pallas_call ring_allgather: waiting for the neighbour")
+time.sleep(60)
+EOF
+# 50 MB as fast as it can, neutral lines, then a failure at the very end
+cat >"$T/flood.sh" <<'EOF'
+yes 'step 100: loss 0.25 grad_norm 1.5 lr 3e-4 tokens/s 12345' | head -c 52428800
+echo 'Max absolute difference among violations: 0.5'
+echo 'Mismatched elements: 3 / 10 (30%)'
+EOF
+
+# ---------------------------------------------------------------- usage
+pt run
+check "no command is a usage error" test "$rc" = 2
+check "usage error names the fix" has "put it after '--'" err
+pt run --repeat 0 -- true
+check "--repeat 0 is a usage error" test "$rc" = 2
+pt run --timeout -1 -- true
+check "a negative timeout is a usage error" test "$rc" = 2
+pt run --repeat 2 --sweep-precision -- true
+check "--repeat with --sweep-precision is a usage error" test "$rc" = 2
+pt run -h
+check "run -h prints the usage, exit 0" sh -c "test $rc = 0 && grep -q 'exit status: 0 the command passed' '$W/out'"
+check "help lists run" sh -c "$PT help | grep -q '^  run '"
+
+# ---------------------------------------------------------------- single runs
+pt run -- sh "$T/vmem.sh"
+check "a VMEM failure exits 1" test "$rc" = 1
+check "the command's stdout is echoed on stdout" has "compiling ragged_paged_attention" out
+check "the command's stderr is echoed on stderr" has "CompileTimeScopedVmemOom" err
+check "a VMEM failure is classified capacity" has "^capacity/scoped-vmem"
+check "the run line says how it ended" has "^run: exit 1$"
+
+pt run --quiet -- sh "$T/vmem.sh"
+check "--quiet echoes nothing" sh -c "! grep -q compiling '$W/out' && ! grep -q Traceback '$W/err'"
+
+pt run -- true
+check "a passing command exits 0" test "$rc" = 0
+check "a passing command is reported as passing" has "the command passed"
+
+pt run --timeout 1 -- sh "$T/hang.sh"
+check "a hang exits 1" test "$rc" = 1
+check "a hang is stopped with SIGTERM" has "timeout after 1 s: stopped with SIGTERM (a hang)"
+check "a hang is synchronization evidence" has "^synchronization/hang"
+check "the hang names a wait never satisfied" has "a wait that is never satisfied"
+
+pt run --no-record --timeout 1 --grace 0.5 -- sh "$T/stubborn.sh"
+check "a command that ignores SIGTERM gets SIGKILL" has "stopped with SIGKILL (a hang)"
+# the command led its own process group: no live member of it may be left
+# (an orphan may stay a zombie for a while when PID 1 does not reap it)
+gone() {
+	g=$(cat "$1")
+	if command -v ps >/dev/null 2>&1; then
+		! ps -eo pgid=,stat= | awk -v g="$g" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'
+	else
+		! kill -0 -- "-$g" 2>/dev/null
+	fi
+}
+check "nothing of the stubborn command is left" gone "$T/stubborn.pid"
+
+pt run -- python3 "$T/segv.py"
+check "a SIGSEGV exits 1" test "$rc" = 1
+check "a SIGSEGV is reported" has "^run: SIGSEGV$"
+check "a SIGSEGV alone names no kernel class" has "^unknown/crash"
+pt run -- sh -c 'kill -KILL $$'
+check "SIGKILL points outside the program" has "^unknown/killed"
+pt run -- sh -c 'python3 "$1"; exit $?' sh "$T/segv.py"
+check "a shell's 139 is read as SIGSEGV" has "killed by signal 11 (SIGSEGV)"
+
+pt run -- python3 "$T/args.py" 'a b' '$HOME' '*' '' "--rules" "x"
+check "arguments arrive exactly as given, no shell" has "\['a b', '\$HOME', '\*', '', '--rules', 'x'\]"
+
+pt run -- "$T/does-not-exist" --flag
+check "a missing command exits 4" test "$rc" = 4
+check "a missing command says why" has "cannot run '.*does-not-exist': No such file or directory" err
+
+printf 'secret input\n' >"$T/input"
+timeout -k 5 60 $PTRUN --rules "$RULES" run -- python3 "$T/stdin.py" <"$T/input" >"$W/out" 2>&1
+check "without --stdin the command reads EOF" has "^read 0 bytes"
+timeout -k 5 60 $PTRUN --rules "$RULES" run --stdin -- python3 "$T/stdin.py" <"$T/input" >"$W/out" 2>&1
+check "with --stdin the command reads our input" has "^read 13 bytes"
+
+pt run --quiet --json -- python3 "$T/interleave.py"
+check "stdout and stderr lines do not split each other" json "d['values']['max_abs'] == '0.125'"
+pt run --timeout 1 -- python3 "$T/pyhang.py"
+check "a hung Python command's output is not lost in its buffer" has "waiting for the neighbour"
+
+pt run --json -- sh "$T/vmem.sh"
+check "--json prints one object with a run member" json "d['class'] == 'capacity' and d['run']['mode'] == 'single' and d['run']['runs'][0]['exit_code'] == 1"
+check "--json sends the command's stdout to stderr" sh -c "! grep -q compiling '$W/out' && grep -q compiling '$W/err'"
+
+# ---------------------------------------------------------------- big output
+if [ -z "${VALGRIND:-}" ] && [ -x /usr/bin/time ]; then
+	timeout -k 5 120 /usr/bin/time -f '%M' -o "$W/rss" $PT --rules "$RULES" run -- sh "$T/flood.sh" >/dev/null 2>"$W/err"
+	rc=$?
+	check "50 MB of output: the failure at the end is found" test "$rc" = 1
+	check "50 MB of output: max RSS under 32 MiB" test "$(tail -n 1 "$W/rss")" -lt 32768
+fi
+pt run --quiet --json -- sh "$T/flood.sh"
+check "50 MB of output: every line was read" json "d['lines'] > 900000 and d['values']['max_abs'] == '0.5'"
+
+# ---------------------------------------------------------------- repeat
+COUNTER=$T/counter
+export COUNTER
+rm -f "$COUNTER"
+pt run --quiet --repeat 3 -- sh "$T/flaky.sh"
+check "--repeat runs the command 3 times" test "$(cat "$COUNTER")" = 3
+check "changing numbers are nondeterministic" has "^nondeterministic: outcomes differ between runs (max_abs, max_rel)"
+check "nondeterminism points to a race" has "^synchronization/race"
+check "the table lists every run" sh -c "grep -Ec '^[123] +fail +exit 1 ' '$W/out' | grep -qx 3"
+check "the table shows each max_abs" sh -c "grep -q ' 0.01 ' '$W/out' && grep -q ' 0.03 ' '$W/out'"
+pt run --quiet --repeat 3 -- sh "$T/steady.sh"
+check "the same failure every time is deterministic" has "^deterministic: the same failure in all 3 runs (exit 1, numerics/"
+check "a deterministic failure is not called a race" sh -c "! grep -q 'synchronization/race' '$W/out'"
+pt run --quiet --repeat 3 -- true
+check "--repeat of a passing command exits 0" test "$rc" = 0
+check "--repeat of a passing command says so" has "^passed in all 3 runs"
+rm -f "$COUNTER"
+pt run --quiet --json --repeat 2 -- sh "$T/flaky.sh"
+check "--repeat --json lists what differs" json "d['run']['repeat']['kind'] == 'nondeterministic' and d['run']['repeat']['differs'] == ['max_abs', 'max_rel'] and len(d['run']['runs']) == 2"
+
+# ---------------------------------------------------------------- precision sweep
+pt run --sweep-precision -- python3 "$T/precision.py"
+check "the sweep exits 1 when a level fails" test "$rc" = 1
+check "the sweep sets JAX_DEFAULT_MATMUL_PRECISION" sh -c "grep -q '=default$' '$W/out' && grep -q '=high$' '$W/out' && grep -q '=highest$' '$W/out'"
+check "the sweep table has one row per level" sh -c "grep -Eq '^default +fail +exit 1 +numerics/[a-z]+ +0.03125' '$W/out' && grep -Eq '^highest +pass +exit 0' '$W/out'"
+check "right at highest only is the precision policy" has "^precision policy: right at highest, wrong at default (high is not enough)"
+check "the precision policy is the diagnosis" has "^numerics/precision"
+pt run --quiet --sweep-precision -- python3 "$T/logic.py"
+check "wrong at every level is a logic bug" has "^logic bug: wrong at every precision"
+check "a logic bug is the diagnosis" has "^numerics/logic"
+pt run --quiet --sweep-precision -- true
+check "right at every level did not reproduce" has "^right at every precision"
+pt run --quiet --sweep-precision --json -- python3 "$T/precision.py"
+check "--sweep-precision --json" json "d['run']['sweep']['conclusion'] == 'precision-policy' and [r['precision'] for r in d['run']['runs']] == ['default', 'high', 'highest'] and d['run']['sweep']['rules_out']['subkind'] == 'logic'"
+
+# ---------------------------------------------------------------- Ctrl-C
+cat >"$T/ctrlc.py" <<'EOF'
+import os, signal, subprocess, sys
+# a background job of a script has SIGINT ignored; a terminal user's does not
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+p.stdout.readline()           # the command has started
+p.send_signal(signal.SIGINT)
+out, err = p.communicate(timeout=30)
+sys.stdout.write("rc=%d\n" % p.returncode)
+sys.stdout.write(err.decode())
+EOF
+
+# ---------------------------------------------------------------- sessions
+S=$T/sess
+mkdir -p "$S"
+cd "$S" || exit 1
+export PALLAS_TRIAGE_NOW=2025-01-02T03:04:05Z
+sh "$T/vmem.sh" >first.log 2>&1
+$PT --rules "$RULES" session start first.log >/dev/null 2>&1
+attempts() { python3 -c "import json; print(len(json.load(open('.pallas-triage/session.json'))['attempts']))"; }
+last() { python3 -c "import json; a=json.load(open('.pallas-triage/session.json'))['attempts'][-1]; print(a$1)"; }
+check "a session is in progress" test "$(attempts)" = 0
+
+cp .pallas-triage/session.json "$T/before.json"
+pt run -- "$T/does-not-exist"
+check "a command that cannot start records nothing" sh -c "test $rc = 4 && cmp -s .pallas-triage/session.json '$T/before.json'"
+
+timeout -k 5 60 python3 "$T/ctrlc.py" $PT --rules "$RULES" run -- sh "$T/hang.sh" >"$W/out" 2>&1
+check "Ctrl-C stops the command with status 130" has "^rc=130$"
+check "Ctrl-C says nothing was recorded" has "nothing was recorded and the session is as it was"
+check "Ctrl-C records no attempt" test "$(attempts)" = 0
+check "Ctrl-C leaves no process behind" gone "$T/hang.pid"
+
+flock .pallas-triage/lock $PT --rules "$RULES" run -- true >"$W/out" 2>"$W/err"
+check "a locked session fails before running (exit 4)" sh -c "test $? = 4 && grep -q 'nothing was run' '$W/err'"
+
+pt run -- sh "$T/vmem.sh"
+check "the same failure is recorded as same" sh -c "test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['result'])\")\" = same"
+check "the attempt is on the next rung" has "^session: recorded attempt 1 of 10: capacity\.[a-z-]*: same$"
+check "the attempt notes the run" sh -c "grep -q 'pallas-triage run: exit 1' .pallas-triage/session.json"
+
+pt run --timeout 1 -- sh "$T/hang.sh"
+check "a hang after a VMEM error is new" has "^session: recorded attempt 2 of 10: .*: new$"
+check "the class transition is shown" has "capacity/scoped-vmem -> synchronization/hang"
+
+pt run --no-record -- sh "$T/vmem.sh"
+check "--no-record records nothing" test "$(attempts)" = 2
+
+pt run --sweep-precision --quiet -- python3 "$T/precision.py"
+check "the sweep records no attempt" test "$(attempts)" = 2
+check "the sweep rules out a logic bug in the session" python3 -c "
+import json
+r = json.load(open('.pallas-triage/session.json'))['ruled_out']
+assert any(x['class'] == 'numerics' and x['subkind'] == 'logic' and 'HIGHEST' in x['reason'] for x in r), r"
+check "the sweep says what it ruled out" has "^session: ruled out numerics/logic: precision sweep"
+
+pt run --rung no.such-rung -- true
+check "an unknown --rung is a usage error before running" test "$rc" = 2
+
+pt run --json -- true
+check "a passing run is recorded as fixed" json "d['run']['session']['attempt']['result'] == 'fixed' and d['run']['session']['status'] == 'resolved'"
+check "the session is resolved" sh -c "grep -q '\"status\": \"resolved\"' .pallas-triage/session.json"
+pt run -- sh "$T/vmem.sh"
+check "a resolved session records nothing more" test "$(attempts)" = 3
+
+finish
