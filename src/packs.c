@@ -291,7 +291,8 @@ installed_names(const char *dir)
 		}
 		closedir(dp);
 	}
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
 	names[n] = NULL;
 	return names;
 }
@@ -452,7 +453,8 @@ packs_cache_key(void)
 			}
 		closedir(dp);
 	}
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n)  /* names is NULL without packs; qsort(NULL, 0, ...) is undefined */
+		qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		struct stat st;

@@ -868,7 +868,8 @@ ruleset_load_dir(struct ruleset *rs, const char *dir, const char *origin, struct
 			names[n++] = xstrdup(de->d_name);
 		}
 	closedir(dp);
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		struct buf text = BUF_INIT;

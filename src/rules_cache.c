@@ -121,7 +121,7 @@ get_count(struct rd *r, size_t min)
 {
 	uint32_t n = get_u32(r);
 
-	if (!r->bad && n != NONE && (size_t)(r->end - r->p) / min < n)
+	if (!r->bad && (n == NONE || (size_t)(r->end - r->p) / min < n))
 		r->bad = true;
 	return r->bad ? 0 : n;
 }
@@ -139,8 +139,10 @@ get_strv(struct rd *r)
 		return NULL;
 	}
 	v = xcalloc((size_t)n + 1, sizeof(*v));
-	for (uint32_t i = 0; i < n; i++)
-		v[i] = get_str(r);
+	/* a NULL element would end the list early and leak the rest */
+	for (uint32_t i = 0; i < n && !r->bad; i++)
+		if (!(v[i] = get_str(r)))
+			r->bad = true;
 	return v;
 }
 
@@ -537,7 +539,8 @@ key_dir(struct buf *key, const char *dir)
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(dp);
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		struct stat st;

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage scan [--jsonl] [--jobs N] PATH...`: classify many logs
+ * (files, or directories walked recursively) on every core and print one
+ * JSON line per log, or a summary table that counts the logs per class and
+ * per failure fingerprint, so the same failure across 300 CI jobs is one row.
+ * Output is in walk order whatever the number of workers. Each worker loads
+ * its own copy of the rules (a classifier and the compiled patterns are
+ * single-threaded). See docs/scan.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/cmd.h"
+#include "pt/rules.h"
+#include "pt/scan.h"
+
+static int cmd_scan_run(int argc, char **argv, struct pt_ctx *ctx);
+
+const struct cmd_entry cmd_scan_entry = {
+	.name = "scan",
+	.usage = "scan [--jsonl] [--jobs N] [--rules DIR] PATH...",
+	.summary = "classify many logs (files or directories) and group them by failure",
+	.help =
+	"options:\n"
+	"  --jsonl           one JSON object per log and line (the --json diagnosis of\n"
+	"                    docs/json.md), in walk order, instead of the summary table\n"
+	"  -j, --jobs N      worker threads (default: one per CPU)\n"
+	"  --rules DIR       use the rules in DIR\n"
+	"\n"
+	"Directories are walked recursively in name order; hidden entries and links\n"
+	"to directories are skipped. The summary counts logs per class and per\n"
+	"fingerprint, most frequent first, with the first log of each as an example.\n"
+	"\n"
+	"exit status: 0 a Pallas failure class was identified in at least one log,\n"
+	"1 none was, 2 usage error, 3 a path could not be read (the others are still\n"
+	"reported), 4 system error\n",
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_NEEDS_RULES,
+	.run = cmd_scan_run,
+};
+
+static const struct option scan_options[] = {
+	{ "jsonl", no_argument, NULL, 'l' },
+	{ "jobs", required_argument, NULL, 'j' },
+	CMD_GLOBAL_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+struct scan_out {
+	bool jsonl;
+	bool found;                 /* some log had a Pallas failure class */
+	struct scan_summary sum;
+};
+
+static void
+scan_print(const struct scan_result *r, void *arg)
+{
+	struct scan_out *out = arg;
+
+	if (r->error)
+		fprintf(stderr, "pallas-triage: error: %s\n", r->error);
+	else if (r->cls != CLASS_UNKNOWN)
+		out->found = true;
+	if (out->jsonl && r->json)
+		printf("%s\n", r->json);
+	scan_summary_add(&out->sum, r);
+}
+
+/*
+ * Another copy of the rules for one more worker, loaded exactly as the
+ * dispatcher loaded ctx->rules (same search order, packs and cache), so every
+ * worker classifies with the same rules. cmd_load_rules() prints its errors.
+ */
+static struct ruleset *
+scan_load(void *arg, struct pt_err *err)
+{
+	const struct pt_ctx *ctx = arg;
+	struct pt_ctx copy = *ctx;
+	int rc;
+
+	copy.rules = NULL;
+	copy.rules_origin = NULL;
+	if ((rc = cmd_load_rules(&copy)) != 0) {
+		pt_err_set(err, rc, "cannot load the rules for another scan worker");
+		return NULL;
+	}
+	free(copy.rules_origin);
+	return copy.rules;
+}
+
+static int
+parse_jobs(const char *s, unsigned *jobs)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || end == s || *end || n < 1 || n > 64)
+		return -1;
+	*jobs = (unsigned)n;
+	return 0;
+}
+
+static int
+cmd_scan_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct scan_list list = SCAN_LIST_INIT;
+	struct scan_out out = { .sum = SCAN_SUMMARY_INIT };
+	struct scan_opts o = { .load = scan_load, .load_arg = ctx };
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "j:", scan_options, NULL)) != -1) {
+		if (c == 'l')
+			out.jsonl = o.jsonl = true;
+		else if (c == 'j') {
+			if (parse_jobs(optarg, &o.jobs) < 0)
+				return cmd_usage_error(&cmd_scan_entry, "--jobs takes a number from 1 to 64, not '%s'",
+						       optarg);
+		} else if ((rc = cmd_global_option(&cmd_scan_entry, ctx, c, optarg)) != 0)
+			return rc;
+	}
+	if ((rc = cmd_check_args(&cmd_scan_entry, argc, optind)) != 0)
+		return rc;
+	for (int i = optind; i < argc; i++)
+		scan_list_add(&list, argv[i]);
+	if (scan_run(&list, ctx->rules, &o, scan_print, &out, &err) < 0) {
+		rc = pt_report(&err);
+		goto out;
+	}
+	if (!out.jsonl && scan_summary_write(&out.sum, stdout) < 0) {
+		rc = PT_EXIT_SYSTEM;    /* main reports the write error */
+		goto out;
+	}
+	if (out.sum.errors)
+		rc = PT_EXIT_DATA;
+	else
+		rc = out.found ? PT_EXIT_OK : PT_EXIT_FINDING;
+out:
+	scan_summary_release(&out.sum);
+	scan_list_release(&list);
+	return rc;
+}

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Many logs at once; see pt/scan.h. The work list is built first (so the
+ * output order is the walk order, not the order workers finish in), then
+ * workers take items by index and park each result in a ring of slots; the
+ * calling thread delivers the slots in order. A worker never runs more than
+ * RING items ahead of the delivery, so memory stays bounded for any number
+ * of logs. This file does not print except in scan_summary_write().
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt/buf.h"
+#include "pt/classify.h"
+#include "pt/diagnosis.h"
+#include "pt/json.h"
+#include "pt/scan.h"
+#include "pt/term.h"
+#include "pt/xalloc.h"
+
+#define SCAN_MAX_JOBS 64
+#define RING 256                    /* results parked ahead of delivery */
+#define SUMMARY_TEXT_MAX 100        /* bytes of masked key line per row */
+
+/* ---------------------------------------------------------------- the list */
+
+static void
+list_push(struct scan_list *l, char *path, char *error)
+{
+	XGROW(l->items, l->alloc, l->n + 1);
+	l->items[l->n].path = path;
+	l->items[l->n].error = error;
+	l->n++;
+	if (error)
+		l->nerrors++;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *
+path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	return n && dir[n - 1] == '/' ? xasprintf("%s%s", dir, name) : xasprintf("%s/%s", dir, name);
+}
+
+static void
+walk_dir(struct scan_list *l, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+
+	if (!d) {
+		list_push(l, xstrdup(dir), xasprintf("cannot read directory '%s': %s", dir, strerror(errno)));
+		return;
+	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			XGROW(names, alloc, n + 1);
+			names[n++] = xstrdup(e->d_name);
+		}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char *child = path_join(dir, names[i]);
+		struct stat st, lst;
+
+		free(names[i]);
+		if (lstat(child, &st) < 0 || (S_ISLNK(st.st_mode) && stat(child, &st) < 0)) {
+			list_push(l, child, xasprintf("cannot open '%s': %s", child, strerror(errno)));
+			continue;
+		}
+		if (S_ISDIR(st.st_mode) && lstat(child, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+			free(child);        /* follow links to files, not to directories: no cycles */
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			walk_dir(l, child);
+			free(child);
+		} else if (S_ISREG(st.st_mode)) {
+			list_push(l, child, NULL);
+		} else {
+			free(child);        /* fifos, sockets, devices inside a tree */
+		}
+	}
+	free(names);
+}
+
+void
+scan_list_add(struct scan_list *l, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		list_push(l, xstrdup(path), xasprintf("cannot open '%s': %s", path, strerror(errno)));
+	else if (S_ISDIR(st.st_mode))
+		walk_dir(l, path);
+	else
+		list_push(l, xstrdup(path), NULL);
+}
+
+void
+scan_list_release(struct scan_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].path);
+		free(l->items[i].error);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---------------------------------------------------------------- one log */
+
+/* A result with its own strings, parked between a worker and the delivery. */
+struct slot {
+	bool done;
+	enum pt_class cls;
+	char *error, *rule, *fp, *fp_text, *message, *json;
+	unsigned long long nbytes;
+	size_t nlines;
+};
+
+static void
+slot_clear(struct slot *s)
+{
+	free(s->error);
+	free(s->rule);
+	free(s->fp);
+	free(s->fp_text);
+	free(s->message);
+	free(s->json);
+	memset(s, 0, sizeof(*s));
+}
+
+static void
+classify_one(const struct ruleset *rs, const struct scan_item *it, bool jsonl, struct slot *s)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct verdict v;
+	const char *msg;
+	int fd, rc;
+
+	memset(s, 0, sizeof(*s));
+	s->cls = CLASS_UNKNOWN;
+	if (it->error) {
+		s->error = xstrdup(it->error);
+		return;
+	}
+	if ((fd = open(it->path, O_RDONLY | O_CLOEXEC)) < 0) {
+		s->error = xasprintf("cannot open '%s': %s", it->path, strerror(errno));
+		return;
+	}
+	rc = classify_fd(rs, fd, it->path, &v, &err);
+	close(fd);
+	if (rc < 0) {
+		s->error = xstrdup(err.msg);
+		return;
+	}
+	s->cls = v.cls;
+	s->rule = v.top_rule ? xstrdup(v.top_rule->id) : NULL;
+	s->fp = xstrdup(v.fingerprint);
+	s->fp_text = xstrdup(v.fingerprint_text ? v.fingerprint_text : "");
+	msg = v.cls == CLASS_UNKNOWN && v.reason ? v.reason : v.message;
+	s->message = msg ? xstrdup(msg) : NULL;
+	s->nbytes = v.nbytes;
+	s->nlines = v.nlines;
+	if (jsonl) {
+		struct json *j = diagnosis_json(rs, &v, it->path);
+		struct buf b = BUF_INIT;
+
+		json_write_compact(j, &b);
+		json_free(j);
+		s->json = buf_detach(&b, NULL);
+	}
+	verdict_release(&v);
+}
+
+static void
+deliver(const struct scan_list *l, size_t i, const struct slot *s, scan_sink sink, void *arg)
+{
+	struct scan_result r = {
+		.index = i,
+		.path = l->items[i].path,
+		.error = s->error,
+		.cls = s->cls,
+		.rule = s->rule,
+		.fingerprint = s->error ? NULL : s->fp,
+		.fingerprint_text = s->fp_text,
+		.message = s->message,
+		.json = s->json,
+		.nbytes = s->nbytes,
+		.nlines = s->nlines,
+	};
+
+	sink(&r, arg);
+}
+
+/* ---------------------------------------------------------------- the pool */
+
+struct pool {
+	const struct scan_list *l;
+	bool jsonl;
+	pthread_mutex_t mu;
+	pthread_cond_t filled;      /* a worker parked a result */
+	pthread_cond_t room;        /* the delivery freed a slot */
+	size_t next;                /* next item to take */
+	size_t delivered;           /* items handed to the sink */
+	bool stop;
+	struct slot ring[RING];
+};
+
+struct worker {
+	pthread_t th;
+	struct pool *p;
+	const struct ruleset *rs;
+	struct ruleset *own;        /* loaded for this worker, or NULL for worker 0 */
+	bool started;
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->p;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct slot s;
+		size_t i;
+
+		while (!p->stop && p->next < p->l->n && p->next >= p->delivered + RING)
+			pthread_cond_wait(&p->room, &p->mu);
+		if (p->stop || p->next >= p->l->n)
+			break;
+		i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		classify_one(w->rs, &p->l->items[i], p->jsonl, &s);
+		s.done = true;
+		pthread_mutex_lock(&p->mu);
+		p->ring[i % RING] = s;
+		pthread_cond_broadcast(&p->filled);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static unsigned
+pick_jobs(const struct scan_opts *o, size_t nitems)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t jobs = o->jobs ? o->jobs : (cpus > 0 ? (size_t)cpus : 1);
+
+	if (jobs > SCAN_MAX_JOBS)
+		jobs = SCAN_MAX_JOBS;
+	if (jobs > nitems)
+		jobs = nitems;
+	return jobs ? (unsigned)jobs : 1;
+}
+
+int
+scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_opts *o,
+	 scan_sink sink, void *arg, struct pt_err *err)
+{
+	unsigned jobs = pick_jobs(o, l->n - l->nerrors);
+	struct worker *w;
+	struct pool *p;
+	int ret = -1;
+
+	if (jobs <= 1 || !o->load) {
+		for (size_t i = 0; i < l->n; i++) {
+			struct slot s;
+
+			classify_one(rs, &l->items[i], o->jsonl, &s);
+			deliver(l, i, &s, sink, arg);
+			slot_clear(&s);
+		}
+		return 0;
+	}
+	p = xcalloc(1, sizeof(*p));
+	w = xcalloc(jobs, sizeof(*w));
+	p->l = l;
+	p->jsonl = o->jsonl;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->filled, NULL);
+	pthread_cond_init(&p->room, NULL);
+	for (unsigned k = 0; k < jobs; k++) {
+		w[k].p = p;
+		if (k == 0) {
+			w[k].rs = rs;
+		} else if (!(w[k].rs = w[k].own = o->load(o->load_arg, err))) {
+			goto out;
+		}
+	}
+	for (unsigned k = 0; k < jobs; k++) {
+		if (pthread_create(&w[k].th, NULL, worker_main, &w[k]) != 0) {
+			pt_err_set(err, PT_EXIT_SYSTEM, "cannot start a scan worker thread");
+			goto out;
+		}
+		w[k].started = true;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		struct slot s;
+
+		pthread_mutex_lock(&p->mu);
+		while (!p->ring[i % RING].done)
+			pthread_cond_wait(&p->filled, &p->mu);
+		s = p->ring[i % RING];
+		memset(&p->ring[i % RING], 0, sizeof(s));
+		p->delivered = i + 1;
+		pthread_cond_broadcast(&p->room);
+		pthread_mutex_unlock(&p->mu);
+		deliver(l, i, &s, sink, arg);
+		s.done = false;
+		slot_clear(&s);
+	}
+	ret = 0;
+out:
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->room);
+	pthread_mutex_unlock(&p->mu);
+	for (unsigned k = 0; k < jobs; k++) {
+		if (w[k].started)
+			pthread_join(w[k].th, NULL);
+		ruleset_free(w[k].own);
+	}
+	for (size_t i = 0; i < RING; i++)
+		slot_clear(&p->ring[i]);
+	pthread_cond_destroy(&p->room);
+	pthread_cond_destroy(&p->filled);
+	pthread_mutex_destroy(&p->mu);
+	free(w);
+	free(p);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static uint64_t
+str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static void
+summary_rehash(struct scan_summary *s)
+{
+	size_t n = s->nslots ? s->nslots * 2 : 64;
+
+	free(s->slots);
+	s->slots = xcalloc(n, sizeof(*s->slots));
+	s->nslots = n;
+	for (size_t g = 0; g < s->ngroups; g++) {
+		size_t k = (size_t)str_hash(s->groups[g].fingerprint) & (n - 1);
+
+		while (s->slots[k])
+			k = (k + 1) & (n - 1);
+		s->slots[k] = g + 1;
+	}
+}
+
+void
+scan_summary_add(struct scan_summary *s, const struct scan_result *r)
+{
+	struct scan_group *g;
+	size_t k;
+
+	if (r->error) {
+		s->errors++;
+		return;
+	}
+	s->logs++;
+	s->bytes += r->nbytes;
+	s->per_class[r->cls]++;
+	if (2 * (s->ngroups + 1) > s->nslots)
+		summary_rehash(s);
+	k = (size_t)str_hash(r->fingerprint) & (s->nslots - 1);
+	for (; s->slots[k]; k = (k + 1) & (s->nslots - 1)) {
+		g = &s->groups[s->slots[k] - 1];
+		if (strcmp(g->fingerprint, r->fingerprint) == 0) {
+			g->count++;
+			return;
+		}
+	}
+	XGROW(s->groups, s->alloc_groups, s->ngroups + 1);
+	g = &s->groups[s->ngroups++];
+	g->fingerprint = xstrdup(r->fingerprint);
+	g->cls = r->cls;
+	g->count = 1;
+	g->example = xstrdup(r->path);
+	g->rule = r->rule ? xstrdup(r->rule) : NULL;
+	/* the reason of an unknown log names its line count: not the group's */
+	g->text = xstrdup(r->fingerprint_text && *r->fingerprint_text ? r->fingerprint_text
+			  : "(no error line)");
+	s->slots[k] = s->ngroups;
+}
+
+static int
+group_cmp(const void *a, const void *b)
+{
+	const struct scan_group *ga = *(const struct scan_group *const *)a;
+	const struct scan_group *gb = *(const struct scan_group *const *)b;
+
+	if (ga->count != gb->count)
+		return ga->count > gb->count ? -1 : 1;
+	if (ga->cls != gb->cls)
+		return ga->cls < gb->cls ? -1 : 1;
+	return strcmp(ga->fingerprint, gb->fingerprint);
+}
+
+int
+scan_summary_write(const struct scan_summary *s, FILE *fp)
+{
+	const struct scan_group **order = xcalloc(s->ngroups + 1, sizeof(*order));
+
+	fprintf(fp, "%zu log%s, %llu bytes", s->logs, s->logs == 1 ? "" : "s", s->bytes);
+	if (s->errors)
+		fprintf(fp, "; %zu path%s could not be read", s->errors, s->errors == 1 ? "" : "s");
+	fputs("\n\nclass               logs\n", fp);
+	for (int c = 0; c < CLASS_COUNT; c++)
+		fprintf(fp, "%-17s %6zu\n", class_name((enum pt_class)c), s->per_class[c]);
+	for (size_t g = 0; g < s->ngroups; g++)
+		order[g] = &s->groups[g];
+	qsort(order, s->ngroups, sizeof(*order), group_cmp);
+	if (s->ngroups)
+		fprintf(fp, "\n  logs  %-32s  %-40s  %s\n", "fingerprint", "rule", "example");
+	for (size_t g = 0; g < s->ngroups; g++) {
+		const struct scan_group *e = order[g];
+		size_t tl = strlen(e->text), cut = tl;
+
+		if (cut > SUMMARY_TEXT_MAX) {
+			cut = SUMMARY_TEXT_MAX;
+			while (cut > 0 && ((unsigned char)e->text[cut] & 0xC0) == 0x80)
+				cut--;      /* not inside a UTF-8 sequence */
+		}
+
+		fprintf(fp, "%6zu  %-32s  %-40s  ", e->count, e->fingerprint, e->rule ? e->rule : "-");
+		term_put_untrusted(fp, e->example, strlen(e->example));
+		fputs("\n        ", fp);
+		term_put_untrusted(fp, e->text, cut);
+		fputs(cut < tl ? "...\n" : "\n", fp);
+	}
+	free(order);
+	return ferror(fp) ? -1 : 0;
+}
+
+void
+scan_summary_release(struct scan_summary *s)
+{
+	for (size_t g = 0; g < s->ngroups; g++) {
+		free(s->groups[g].fingerprint);
+		free(s->groups[g].example);
+		free(s->groups[g].rule);
+		free(s->groups[g].text);
+	}
+	free(s->groups);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}

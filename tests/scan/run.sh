@@ -1,0 +1,83 @@
+#!/bin/sh
+# `pallas-triage scan`: a tree of small logs of different classes, with
+# duplicates, classified with the fixture rules. Checks the summary counts,
+# the grouping by fingerprint, --jsonl, recursion, determinism across job
+# counts, unreadable paths and the exit statuses (docs/scan.md).
+. "$(dirname "$0")/../lib.sh"
+R="--rules $SRC/tests/fixtures/rules"
+status() { "$@" >/dev/null 2>&1 </dev/null; echo $?; }
+
+D=$T/logs
+mkdir -p "$D/a/deep/er" "$D/b" "$D/.hidden"
+oom() { # FILE USED: a VMEM OOM in a Pallas kernel; the numbers differ, the failure does not
+	printf 'step 1 ok\nI0101 pallas_call kernel started\nRESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used %s of 16.00M vmem.\n' "$2" >"$1"
+}
+oom "$D/a/job-1.log" 20.00M
+oom "$D/a/job-2.log" 24.50M
+oom "$D/a/deep/er/job-3.log" 31.25M
+oom "$D/b/job-4.log" 17.00M
+printf 'ValueError: last two dims of your block shape are divisible by 8 and 128 respectively. got block shape (100, 128)\n' >"$D/b/job-5.log"
+printf 'ValueError: last two dims of your block shape are divisible by 8 and 128 respectively. got block shape (7, 3)\n' >"$D/b/job-6.log"
+printf 'WARNING: RACE DETECTED\n' >"$D/b/job-7.log"
+printf 'all good\nnothing to see\n' >"$D/b/job-8.log"
+printf 'WARNING: RACE DETECTED\n' >"$D/.hidden/skipped.log"
+ln -s .. "$D/b/loop"                # a link to a directory: not followed
+
+$PTRUN scan $R "$D" >"$T/sum.out" 2>"$T/sum.err"
+rc=$?
+check "summary exits 0 when a failure was found" test "$rc" = 0
+check "summary: nothing on stderr" test ! -s "$T/sum.err"
+check "summary counts every log, hidden ones skipped" grep -q '^8 logs, ' "$T/sum.out"
+check "summary: per-class counts" sh -c "grep -Eq '^capacity +4\$' '$T/sum.out' && grep -Eq '^layout +2\$' '$T/sum.out' &&
+	grep -Eq '^synchronization +1\$' '$T/sum.out' && grep -Eq '^unknown +1\$' '$T/sum.out' &&
+	grep -Eq '^numerics +0\$' '$T/sum.out'"
+check "summary: the four OOMs are one fingerprint, first in the table" sh -c \
+	"grep -E '^ +[0-9]+  [a-z]+-[0-9a-f]{16} ' '$T/sum.out' | head -1 | grep -Eq '^ +4  capacity-[0-9a-f]{16} +capacity.oom +$D/a/deep/er/job-3.log\$'"
+check "summary: the two layout logs are one group" sh -c \
+	"grep -Eq '^ +2  layout-[0-9a-f]{16} +layout.divisible +$D/b/job-5.log\$' '$T/sum.out'"
+check "summary: four groups" test "$(grep -Ec '^ +[0-9]+  [a-z]+-[0-9a-f]{16} ' "$T/sum.out")" = 4
+check "summary: masked key line under each group" grep -q 'Used #M of #M vmem' "$T/sum.out"
+check "summary: a log without error line" grep -q '(no error line)' "$T/sum.out"
+
+# --jsonl: one diagnosis per log, in walk order
+$PTRUN scan $R --jsonl "$D" >"$T/j.out" 2>"$T/j.err"
+check "jsonl exits 0" test $? = 0
+check "jsonl: one line per log" test "$(wc -l <"$T/j.out")" = 8
+check "jsonl: every line is a diagnosis object, in walk order" python3 - "$T/j.out" "$D" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+objs = [json.loads(l) for l in lines]
+d = sys.argv[2]
+want = [d + "/a/deep/er/job-3.log", d + "/a/job-1.log", d + "/a/job-2.log"] + \
+       [d + "/b/job-%d.log" % i for i in range(4, 9)]
+assert [o["source"] for o in objs] == want, [o["source"] for o in objs]
+assert all(o["schema_version"] == 1 and o["fingerprint"] for o in objs)
+assert [o["class"] for o in objs] == ["capacity"] * 4 + ["layout"] * 2 + ["synchronization", "unknown"]
+assert len({o["fingerprint"] for o in objs[:4]}) == 1
+PY
+
+# the same output whatever the number of workers
+$PT scan $R --jsonl -j 1 "$D" >"$T/j1.out" 2>/dev/null
+$PT scan $R -j 1 "$D" >"$T/s1.out" 2>/dev/null
+check "jsonl is the same with 1 and 2 jobs" cmp -s "$T/j.out" "$T/j1.out"
+check "summary is the same with 1 and 2 jobs" cmp -s "$T/sum.out" "$T/s1.out"
+
+# files and directories mixed, in argument order
+$PT scan $R --jsonl "$D/b/job-7.log" "$D/a/deep" >"$T/mix.out" 2>/dev/null
+check "files and directories mixed" sh -c "python3 -c 'import json,sys; print(\" \".join(json.loads(l)[\"class\"] for l in open(sys.argv[1])))' '$T/mix.out' |
+	grep -qx 'synchronization capacity'"
+
+# exit statuses
+check "no failure anywhere exits 1" test "$(status $PT scan $R "$D/b/job-8.log")" = 1
+check "no path is a usage error (2)" test "$(status $PT scan $R)" = 2
+check "a bad --jobs is a usage error (2)" test "$(status $PT scan $R -j 0 "$D")" = 2
+check "an unknown option is a usage error (2)" test "$(status $PT scan $R --frob "$D")" = 2
+$PTRUN scan $R "$D/a" "$T/nope" "$D/b/job-8.log" >"$T/miss.out" 2>"$T/miss.err"
+rc=$?
+check "a missing path exits 3" test "$rc" = 3
+check "a missing path is named on stderr" grep -q "^pallas-triage: error: cannot open '$T/nope': No such file or directory\$" "$T/miss.err"
+check "the other logs are still reported" grep -q '^4 logs, .*; 1 path could not be read$' "$T/miss.out"
+check "an empty directory: no logs, exit 1" sh -c "mkdir -p '$T/empty' && $PT scan $R '$T/empty' >'$T/e.out' 2>&1; test \$? = 1 && grep -q '^0 logs, 0 bytes' '$T/e.out'"
+check "help names the exit statuses" sh -c "$PT scan -h | grep -q 'exit status: 0 a Pallas failure class was identified in at least one log'"
+check "write error exits 4" sh -c "$PT scan $R '$D' >/dev/full 2>/dev/null; test \$? = 4"
+finish
