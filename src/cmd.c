@@ -16,10 +16,15 @@
 #include "pt/xalloc.h"
 
 const struct cmd_entry *const cmd_table[] = {
+	&cmd_attempt_entry,
 	&cmd_check_block_entry,
 	&cmd_explain_entry,
 	&cmd_help_entry,
+	&cmd_report_entry,
 	&cmd_rules_entry,
+	&cmd_run_entry,
+	&cmd_scan_entry,
+	&cmd_session_entry,
 	&cmd_triage_entry,
 	&cmd_version_entry,
 	&cmd_vmem_entry,
