@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt/util.h"
 #include "pt/cmd.h"
 #include "pt/session.h"
 #include "pt/walk.h"
@@ -141,7 +142,7 @@ record(struct session *s, const struct ruleset *rs, struct attempt_args *a,
 			return -1;
 		have = true;
 	}
-	rc = session_record(s, rs, &a->in, have ? &nv : NULL, session_now(now, sizeof(now)), nw,
+	rc = session_record(s, rs, &a->in, have ? &nv : NULL, util_now(now, sizeof(now)), nw,
 			    err);
 	if (have)
 		verdict_release(&nv);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt/util.h"
 #include "pt/cmd.h"
 #include "pt/cmd_packs.h"
 #include "pt/http.h"
@@ -202,7 +203,7 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 	meta.pin = pin;
 	meta.etag = res.etag;
 	meta.last_modified = res.last_modified;
-	meta.fetched = meta.checked = (char *)pack_now(now, sizeof(now));
+	meta.fetched = meta.checked = (char *)util_now(now, sizeof(now));
 	if (pack_add(base, &meta, res.body.data, res.body.len, shown, &d, stderr, &nrules,
 		     &err) < 0) {
 		rc = report_add_failure(&d, &err, name, false);
@@ -321,7 +322,7 @@ update_one(const struct pack *p, const char *base, const struct http_opts *ho)
 	int rc = PT_EXIT_OK;
 
 	memset(&meta, 0, sizeof(meta));
-	pack_now(now, sizeof(now));
+	util_now(now, sizeof(now));
 	if (http_check_url(p->url, ho->allow_http, &err) < 0 ||
 	    http_get(p->url, p->etag, p->last_modified, &res, ho, &err) < 0) {
 		rc = report_add_failure(&d, &err, p->name, true);

@@ -280,7 +280,7 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	session_now(now, sizeof(now));
+	util_now(now, sizeof(now));
 	if (a->sweep) {
 		if (sv->ruled_cls != CLASS_COUNT &&
 		    run_rule_out(s, sv->ruled_cls, sv->ruled_subkind, sv->ruled_reason)) {

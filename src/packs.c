@@ -120,22 +120,6 @@ pack_name_from_url(const char *url)
 	return name;
 }
 
-const char *
-pack_now(char *buf, size_t len)
-{
-	const char *fixed = getenv("PALLAS_TRIAGE_NOW");
-	time_t t = time(NULL);
-	struct tm tm;
-
-	if (fixed && *fixed) {
-		snprintf(buf, len, "%s", fixed);
-		return buf;
-	}
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
-}
-
 /* ---- metadata ---- */
 
 static char *
@@ -433,40 +417,22 @@ packs_load(struct ruleset *rs, struct diag *d)
 	return ret;
 }
 
+static bool
+is_pack_file(const char *name)
+{
+	return name[0] != '.' && (has_suffix(name, SUFFIX_META) || has_suffix(name, ".yaml"));
+}
+
 char *
 packs_cache_key(void)
 {
 	char *dir = packs_dir();
-	char **names = NULL;
-	size_t n = 0, alloc = 0;
+	char **names = util_list_dir(dir, is_pack_file);
 	struct buf key = BUF_INIT;
-	struct dirent *de;
-	DIR *dp;
 
 	buf_addf(&key, "packs %s\n", dir);
-	if ((dp = opendir(dir))) {
-		while ((de = readdir(dp)))
-			if (de->d_name[0] != '.' && (has_suffix(de->d_name, SUFFIX_META) ||
-						     has_suffix(de->d_name, ".yaml"))) {
-				XGROW(names, alloc, n + 1);
-				names[n++] = xstrdup(de->d_name);
-			}
-		closedir(dp);
-	}
-	if (n)  /* names is NULL without packs; qsort(NULL, 0, ...) is undefined */
-		qsort(names, n, sizeof(*names), name_cmp);
-	for (size_t i = 0; i < n; i++) {
-		char *path = xasprintf("%s/%s", dir, names[i]);
-		struct stat st;
-
-		if (stat(path, &st) == 0)
-			buf_addf(&key, "%s %lld %lld.%09ld %llu\n", names[i], (long long)st.st_size,
-				 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-				 (unsigned long long)st.st_ino);
-		free(path);
-		free(names[i]);
-	}
-	free(names);
+	util_stat_key(&key, dir, names);
+	util_names_free(names);
 	free(dir);
 	return buf_detach(&key, NULL);
 }

@@ -4,7 +4,6 @@
  * file is reported (file:line:col) before the caller refuses the set. The
  * schema is docs/rules.md; this file is its only implementation.
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -836,12 +835,6 @@ out:
 	return d->nerrors > before ? -1 : 0;
 }
 
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool
 is_yaml_name(const char *n)
 {
@@ -854,24 +847,13 @@ int
 ruleset_load_dir(struct ruleset *rs, const char *dir, const char *origin, struct diag *d,
 		 struct pt_err *err)
 {
-	char **names = NULL;
-	size_t n = 0, alloc = 0;
-	struct dirent *de;
-	DIR *dp;
+	char **names = util_list_dir(dir, is_yaml_name);
 	int ret = 0;
 
-	if (!(dp = opendir(dir)))
+	if (!names)
 		return pt_err_errno(err, PT_EXIT_DATA, "cannot read the rules directory '%s'", dir);
-	while ((de = readdir(dp)))
-		if (is_yaml_name(de->d_name)) {
-			XGROW(names, alloc, n + 1);
-			names[n++] = xstrdup(de->d_name);
-		}
-	closedir(dp);
-	if (n > 1)
-		qsort(names, n, sizeof(*names), name_cmp);
-	for (size_t i = 0; i < n; i++) {
-		char *path = xasprintf("%s/%s", dir, names[i]);
+	for (char **name = names; *name; name++) {
+		char *path = xasprintf("%s/%s", dir, *name);
 		struct buf text = BUF_INIT;
 		struct pt_err ferr = PT_ERR_INIT;
 
@@ -882,13 +864,12 @@ ruleset_load_dir(struct ruleset *rs, const char *dir, const char *origin, struct
 			ret = -1;
 		buf_release(&text);
 		free(path);
-		free(names[i]);
 	}
-	free(names);
-	if (n == 0) {
+	if (!names[0]) {
 		diag_error(d, dir, 0, 0, "no *.yaml rule files in this directory");
 		ret = -1;
 	}
+	util_names_free(names);
 	return ret;
 }
 

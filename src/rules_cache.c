@@ -6,11 +6,9 @@
  * checks every length against what is left, so a truncated or corrupt file
  * is only ever a miss.
  */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "pt/buf.h"
 #include "pt/chips.h"
@@ -511,48 +509,24 @@ body_hash(const char *p, size_t n)
 	return h;
 }
 
-static int
-name_cmp(const void *a, const void *b)
+static bool
+is_yaml(const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	size_t len = strlen(name);
+
+	return name[0] != '.' && len > 5 && strcmp(name + len - 5, ".yaml") == 0;
 }
 
 static void
 key_dir(struct buf *key, const char *dir)
 {
-	char **names = NULL;
-	size_t n = 0, alloc = 0;
-	struct dirent *de;
-	DIR *dp = opendir(dir);
+	char **names = util_list_dir(dir, is_yaml);
 
 	buf_addf(key, "dir %s\n", dir);
-	if (!dp) {
+	if (!names)
 		buf_adds(key, "missing\n");
-		return;
-	}
-	while ((de = readdir(dp))) {
-		size_t len = strlen(de->d_name);
-
-		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0)
-			continue;
-		XGROW(names, alloc, n + 1);
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(dp);
-	if (n > 1)
-		qsort(names, n, sizeof(*names), name_cmp);
-	for (size_t i = 0; i < n; i++) {
-		char *path = xasprintf("%s/%s", dir, names[i]);
-		struct stat st;
-
-		if (stat(path, &st) == 0)
-			buf_addf(key, "%s %lld %lld.%09ld %llu\n", names[i], (long long)st.st_size,
-				 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-				 (unsigned long long)st.st_ino);
-		free(path);
-		free(names[i]);
-	}
-	free(names);
+	util_stat_key(key, dir, names);
+	util_names_free(names);
 }
 
 char *

@@ -198,22 +198,6 @@ session_free(struct session *s)
 	free(s);
 }
 
-const char *
-session_now(char *buf, size_t len)
-{
-	const char *fixed = getenv("PALLAS_TRIAGE_NOW");
-	time_t t = time(NULL);
-	struct tm tm;
-
-	if (fixed && *fixed) {
-		snprintf(buf, len, "%s", fixed);
-		return buf;
-	}
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
-}
-
 void
 session_news_release(struct session_news *nw)
 {

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* File helpers: bounded reads, atomic replacement, mkdir -p; see pt/util.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pt/util.h"
@@ -179,4 +181,75 @@ util_parse_size(const char *s, unsigned long long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **
+util_list_dir(const char *dir, bool (*keep)(const char *name))
+{
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *de;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return NULL;
+	XGROW(names, alloc, 1);
+	while ((de = readdir(dp))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (keep && !keep(de->d_name))
+			continue;
+		XGROW(names, alloc, n + 2);
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(dp);
+	names[n] = NULL;
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
+	return names;
+}
+
+void
+util_names_free(char **names)
+{
+	for (char **p = names; p && *p; p++)
+		free(*p);
+	free(names);
+}
+
+void
+util_stat_key(struct buf *key, const char *dir, char *const *names)
+{
+	for (; names && *names; names++) {
+		char *path = xasprintf("%s/%s", dir, *names);
+		struct stat st;
+
+		if (stat(path, &st) == 0)
+			buf_addf(key, "%s %lld %lld.%09ld %llu\n", *names, (long long)st.st_size,
+				 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+				 (unsigned long long)st.st_ino);
+		free(path);
+	}
+}
+
+const char *
+util_now(char *buf, size_t len)
+{
+	const char *fixed = getenv("PALLAS_TRIAGE_NOW");
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (fixed && *fixed) {
+		snprintf(buf, len, "%s", fixed);
+		return buf;
+	}
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
 }

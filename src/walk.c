@@ -266,7 +266,7 @@ save(struct walk *w, struct pt_err *err)
 	char now[64];
 
 	free(w->s->updated);
-	w->s->updated = xstrdup(session_now(now, sizeof(now)));
+	w->s->updated = xstrdup(util_now(now, sizeof(now)));
 	return session_save(w->s, w->dir, err) < 0 ? END_ERROR : END_NONE;
 }
 
@@ -451,7 +451,7 @@ finish_attempt(struct walk *w, const struct rung *r, struct pt_err *err)
 		print_new_verdict(w->out, &nv);
 	}
 	rc = session_record(w->s, w->ctx->rules, &in, have ? &nv : NULL,
-			    session_now(now, sizeof(now)), &nw, err);
+			    util_now(now, sizeof(now)), &nw, err);
 	if (have)
 		verdict_release(&nv);
 	if (rc < 0)
@@ -557,7 +557,7 @@ walk_open_session(const char *dir, const struct verdict *v, const char *log_name
 		free(arch);
 	}
 	s = session_new();
-	session_begin(s, v, log_name, session_now(now, sizeof(now)));
+	session_begin(s, v, log_name, util_now(now, sizeof(now)));
 kernel:
 	if (kernel && !s->pre_debug) {
 		if (session_save_pre_debug(s, kernel, &existed, err) < 0)

@@ -59,8 +59,6 @@ bool pack_name_valid(const char *name);
  */
 char *pack_name_from_url(const char *url);
 
-/* The current time as ISO-8601 UTC, or $PALLAS_TRIAGE_NOW when set (tests). */
-const char *pack_now(char *buf, size_t len);
 
 /*
  * Read every installed pack's metadata, sorted by name, into a new array

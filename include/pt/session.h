@@ -151,15 +151,10 @@ void session_free(struct session *s);
 /*
  * Start s from a verdict: snapshot the diagnosis, set the current class and
  * the first trajectory step. log names the log as the user gave it; now is
- * the ISO-8601 time (see session_now()).
+ * the ISO-8601 time (see util_now() in pt/util.h).
  */
 void session_begin(struct session *s, const struct verdict *v, const char *log, const char *now);
 
-/*
- * The current time as ISO-8601 UTC into buf, or $PALLAS_TRIAGE_NOW verbatim
- * when set (tests fix the clock with it). Returns buf.
- */
-const char *session_now(char *buf, size_t len);
 
 /* Messages the model wants shown, and what happened, for the command layer. */
 enum news_flags {

@@ -27,6 +27,25 @@ int util_mkdirs(const char *path, struct pt_err *err);
 bool util_is_dir(const char *path);
 bool util_is_file(const char *path);
 
+/*
+ * The names in dir that keep() accepts (all when keep is NULL), without
+ * "." and "..", sorted. Returns a new NULL-terminated array (free with
+ * util_names_free()), or NULL with errno set when dir cannot be read.
+ */
+char **util_list_dir(const char *dir, bool (*keep)(const char *name));
+void util_names_free(char **names);
+
+/*
+ * Append one "name size mtime inode" line per name in dir to key: a cheap
+ * fingerprint of files for a cache key. Names that cannot be stat'ed are
+ * left out.
+ */
+void util_stat_key(struct buf *key, const char *dir, char *const *names);
+
+/* The current time as ISO-8601 UTC ("2026-11-29T21:00:00Z") in buf, or
+ * $PALLAS_TRIAGE_NOW verbatim when it is set (tests fix the clock). Returns buf. */
+const char *util_now(char *buf, size_t len);
+
 /* Parse a non-negative decimal integer; returns -1 on junk or overflow. */
 int util_parse_size(const char *s, unsigned long long *out);
 
