@@ -70,6 +70,7 @@ struct classifier {
 	bool skipping;              /* inside an over-long line: drop bytes to the next newline */
 	bool built;                 /* litset built (from the first block, to pick rare windows) */
 	size_t wasted;              /* candidate lines since the last build that ran nothing */
+	size_t ansi_tail;           /* bytes at the window's end: an escape sequence cut by a read */
 
 	struct buf join;
 	struct snap_frame last_frame, loc_frame;
@@ -604,12 +605,16 @@ window_space(struct classifier *c, size_t *space)
 static void
 window_commit(struct classifier *c, size_t n)
 {
-	char *p = c->win + c->win_len;
+	/* An escape sequence cut by the previous read is stripped again with its rest. */
+	char *p = c->win + c->win_len - c->ansi_tail;
+	size_t len = n + c->ansi_tail;
 
 	c->nbytes += n;
-	if (memchr(p, 0x1b, n))
-		n = ingest_strip_ansi(p, n);
-	c->win_len += n;
+	c->win_len -= c->ansi_tail;
+	c->ansi_tail = 0;
+	if (memchr(p, 0x1b, len))
+		len = ingest_strip_ansi(p, len, &c->ansi_tail);
+	c->win_len += len;
 	if (!c->built) {
 		litset_build(c->ls, c->win, c->win_len);
 		c->built = true;

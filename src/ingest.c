@@ -11,14 +11,16 @@
 #include "pt/ingest.h"
 
 size_t
-ingest_strip_ansi(char *buf, size_t len)
+ingest_strip_ansi(char *buf, size_t len, size_t *incomplete)
 {
 	size_t r = 0, w = 0;
 
+	*incomplete = 0;
 	while (r < len) {
-		unsigned char c = (unsigned char)buf[r];
+		size_t start = r;
+		bool done = true;
 
-		if (c != 0x1b) {
+		if (buf[r] != 0x1b) {
 			buf[w++] = buf[r++];
 			continue;
 		}
@@ -30,6 +32,8 @@ ingest_strip_ansi(char *buf, size_t len)
 				r++;
 			if (r < len && buf[r] != '\n')
 				r++;
+			else
+				done = r < len;
 		} else if (r < len && buf[r] == ']') {   /* OSC: until BEL or ST */
 			r++;
 			while (r < len && buf[r] != '\n' && buf[r] != '\a' &&
@@ -37,13 +41,23 @@ ingest_strip_ansi(char *buf, size_t len)
 				r++;
 			if (r < len && buf[r] == '\a')
 				r++;
-			else if (r < len && buf[r] == 0x1b)
+			else if (r + 1 < len && buf[r] == 0x1b)
 				r += 2;
+			else
+				done = r < len && buf[r] == '\n';
 		} else {                                 /* ESC, intermediates 0x20-0x2f, final byte */
 			while (r < len && (unsigned char)buf[r] >= 0x20 && (unsigned char)buf[r] <= 0x2f)
 				r++;
 			if (r < len && buf[r] != '\n')
 				r++;
+			else
+				done = r < len;
+		}
+		if (!done) {
+			/* cut by the end of the buffer: keep it for the caller to complete */
+			memmove(buf + w, buf + start, len - start);
+			*incomplete = len - start;
+			return w + *incomplete;
 		}
 	}
 	return w;

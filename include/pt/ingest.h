@@ -10,10 +10,13 @@
 #include <stddef.h>
 
 /*
- * Remove ANSI escape sequences (CSI, OSC, two-byte escapes) from
- * buf[0..len) in place, keeping newlines. Returns the new length.
+ * Remove ANSI escape sequences (CSI, OSC, nF escapes) from buf[0..len) in
+ * place, keeping newlines. Returns the new length. A sequence cut off by
+ * the end of the buffer is kept verbatim at the end and *incomplete is set
+ * to its length, so that a caller reading in pieces can strip it again once
+ * the rest has arrived; otherwise *incomplete is 0.
  */
-size_t ingest_strip_ansi(char *buf, size_t len);
+size_t ingest_strip_ansi(char *buf, size_t len, size_t *incomplete);
 
 /*
  * The part of a line a rule should see: without a trailing CR, without

@@ -108,6 +108,7 @@ test_decorations(const struct ruleset *rs)
 {
 	const char *crlf = "a\r\nRACE DETECTED\r\n";
 	const char *ansi = "\033[31mRACE\033[0m DETECTED\n";
+	const char *ansi_split = "\033[1;31mMismatched\033[0m elements: 3 / 100\n";
 	const char *pytest = "E   Mismatched elements: 3 / 100 (3%)\n";
 	const char *logger = "(EngineCore pid=123) ERROR 01-02 12:00:00 [x.py:1] Mismatched elements: 5 / 9\n";
 	struct verdict v;
@@ -119,6 +120,12 @@ test_decorations(const struct ruleset *rs)
 	classify_text(rs, ansi, strlen(ansi), &v);
 	CHECK_INTEQ(v.cls, CLASS_SYNCHRONIZATION);
 	verdict_release(&v);
+	/* an escape sequence split between reads is still stripped */
+	for (size_t chunk = 1; chunk < 12; chunk++) {
+		classify_chunked(rs, ansi_split, strlen(ansi_split), chunk, &v);
+		CHECK_STREQ(v.key_line, "Mismatched elements: 3 / 100");
+		verdict_release(&v);
+	}
 	classify_text(rs, pytest, strlen(pytest), &v);
 	CHECK_INTEQ(v.cls, CLASS_NUMERICS);
 	CHECK_STREQ(v.key_line, "Mismatched elements: 3 / 100 (3%)");

@@ -19,14 +19,23 @@ static void
 test_ansi(void)
 {
 	char buf[128] = "\033[1;31mERROR\033[0m: x\n\033]0;title\007y\033(Bz";
-	char cut[32] = "trailing \033[";
-	size_t n;
+	char cut[32] = "trailing \033[3";
+	char nl[32] = "a\033[3\nb";
+	size_t n, tail;
 
-	n = ingest_strip_ansi(buf, strlen(buf));
+	n = ingest_strip_ansi(buf, strlen(buf), &tail);
 	buf[n] = '\0';
 	CHECK_STREQ(buf, "ERROR: x\nyz");
-	n = ingest_strip_ansi(cut, strlen(cut));
-	CHECK_INTEQ(n, 9);
+	CHECK_INTEQ(tail, 0);
+	/* cut by the end of the buffer: kept for the next piece */
+	n = ingest_strip_ansi(cut, strlen(cut), &tail);
+	CHECK_INTEQ(n, 12);
+	CHECK_INTEQ(tail, 3);
+	/* a newline ends a broken sequence: dropped, nothing pending */
+	n = ingest_strip_ansi(nl, strlen(nl), &tail);
+	nl[n] = '\0';
+	CHECK_STREQ(nl, "a\nb");
+	CHECK_INTEQ(tail, 0);
 }
 
 static void
