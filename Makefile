@@ -69,8 +69,17 @@ check:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(MAKE) BUILD=build-asan SAN=address,undefined test
 
+# Every unit test, then every suite with $PT a wrapper that runs the binary
+# under valgrind (tests/valgrind/), so suites that call $PT directly are
+# covered too; VALGRIND=1 lets suites skip timing and memory-size checks.
+# Any error or leak fails.
+VG_FLAGS := -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+            --suppressions=tests/valgrind/pcre2-jit.supp
 valgrind: all $(UNITS)
-	VALGRIND=1 PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
+	@command -v valgrind >/dev/null || { echo 'make valgrind needs valgrind: apt-get install valgrind'; exit 1; }
+	@for t in $(UNITS); do echo "valgrind $$t"; valgrind $(VG_FLAGS) $$t >/dev/null || exit 1; done
+	VALGRIND=1 PT_REAL=$(CURDIR)/$(BUILD)/pallas-triage PT=$(CURDIR)/tests/valgrind/pallas-triage \
+	  BUILD=$(BUILD) sh tests/run.sh
 
 # libFuzzer targets (tests/fuzz/, docs/reliability.md): the library built by
 # clang with ASan and UBSan into build-fuzz; each target runs FUZZ_SECONDS.

@@ -447,13 +447,13 @@ run_all(const struct run_args *a, const struct ruleset *rs, struct classifier *a
 			rn->done = i + 1;
 			if (res.end == RUNNER_INTERRUPTED)
 				rn->interrupted = res.sig;
-			if (rn->interrupted)
-				break;
 		}
 		buf_release(&lines);
 		classifier_free(f.one);
 		free(env);
 		free(assign);
+		if (rn->interrupted)
+			break;
 	}
 	free(label);
 	return ret;

@@ -13,6 +13,7 @@
 
 #include "pt/cmd.h"
 #include "pt/session.h"
+#include "pt/term.h"
 #include "pt/walk.h"
 #include "pt/xalloc.h"
 
@@ -294,23 +295,42 @@ session_resume_run(int argc, char **argv, struct pt_ctx *ctx)
 	return walk_resume(ctx, &o);
 }
 
+/* A session file is data a user (or anyone) may have edited: escape it. */
+static void
+put(const char *text)
+{
+	if (text)
+		term_put_untrusted(stdout, text, strlen(text));
+}
+
 static void
 print_log(const struct session *s)
 {
-	printf("session for %s: %s, %zu of %d attempts used\n", s->log,
-	       session_status_name(s->status), s->nattempts, SESSION_ATTEMPT_CAP);
+	fputs("session for ", stdout);
+	put(s->log);
+	printf(": %s, %zu of %d attempts used\n", session_status_name(s->status), s->nattempts,
+	       SESSION_ATTEMPT_CAP);
 	for (size_t i = 0; i < s->nattempts; i++) {
 		const struct attempt *t = &s->attempts[i];
 
-		printf("%d. %s: %s -> %s%s%s\n   changed: %s\n", t->n, t->rung,
-		       attempt_result_name(t->result), t->cls_after < CLASS_COUNT ?
-		       class_name(t->cls_after) : "fixed", t->subkind_after ? "/" : "",
-		       t->subkind_after ? t->subkind_after : "", t->change);
-		if (t->log)
-			printf("   log: %s\n", t->log);
-		if (t->note)
-			printf("   note: %s\n", t->note);
-		printf("   at: %s\n", t->time);
+		printf("%d. ", t->n);
+		put(t->rung);
+		printf(": %s -> %s%s", attempt_result_name(t->result), t->cls_after < CLASS_COUNT ?
+		       class_name(t->cls_after) : "fixed", t->subkind_after ? "/" : "");
+		put(t->subkind_after);
+		fputs("\n   changed: ", stdout);
+		put(t->change);
+		if (t->log) {
+			fputs("\n   log: ", stdout);
+			put(t->log);
+		}
+		if (t->note) {
+			fputs("\n   note: ", stdout);
+			put(t->note);
+		}
+		fputs("\n   at: ", stdout);
+		put(t->time);
+		fputc('\n', stdout);
 	}
 	for (size_t i = 0; i < s->nskipped; i++)
 		printf("skipped as not applicable: %s\n", s->skipped[i].rung);
