@@ -891,10 +891,12 @@ set_location(const struct classifier *c, struct verdict *v)
 static bool
 starts_path(const char *text, const char *p)
 {
-	unsigned char next = (unsigned char)p[p[0] == '~' ? 2 : 1];
+	unsigned char next;
 
 	if (!(p[0] == '/' || (p[0] == '~' && p[1] == '/')))
 		return false;
+	/* only now is p[2] known to be inside the string (a line may end in "~") */
+	next = (unsigned char)p[p[0] == '~' ? 2 : 1];
 	if (p > text && !strchr(" \t\"'(=:[", p[-1]))
 		return false;
 	return isalnum(next) || next == '.' || next == '_' || next == '-';

@@ -94,6 +94,21 @@ check "... still classified" grep -q '^capacity/' "$T/out"
 pt --rules "$RULES" --json "$T/utf8.log"
 check "... and the JSON output parses" python3 -c "import json,sys; json.load(open('$T/out', encoding='utf-8', errors='surrogateescape'))"
 
+# A coloured error line whose escape sequence straddles the first 128 KiB read
+# (READ_CHUNK in classify.c): the two halves are stripped as one sequence
+python3 - "$T/cut.log" <<'EOF'
+import sys
+line = (b"jax.errors.JaxRuntimeError: INTERNAL: \x1b[1;31mSemaphore\x1b[0m "
+        b"(scratch argument 2) has a nonzero value upon exit from a Mosaic kernel. "
+        b"Make sure every DMA is awaited, and every semaphore signal is paired with a wait.\n")
+pad = 131072 - (line.index(b"\x1b[0m") + 1)
+filler = b"".join(b"INFO step %06d ok\n" % i for i in range(pad // 18 + 1))[:pad - 1] + b"\n"
+open(sys.argv[1], "wb").write(filler + line)
+EOF
+pt --rules "$RULES" --no-input "$T/cut.log"
+expect "an escape sequence cut by the 128 KiB read boundary" 0 ''
+check "... is stripped: the coloured error is found" grep -q '^synchronization/' "$T/out"
+
 # A 100 MB line, then the error: bounded memory, the error still found
 { head -c 104857600 /dev/zero | tr '\0' x; printf '\n'; cat "$LOG"; } |
 	timed "$PT" --rules "$RULES" --no-input - >"$T/out" 2>"$T/err"
