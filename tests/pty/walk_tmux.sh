@@ -21,7 +21,7 @@ screen() { tm capture-pane -p -J -S -300 -t walk 2>/dev/null; }
 # wait_for TEXT [N]: until the screen shows TEXT on N lines (default 1); 10 s at most
 wait_for() {
 	i=0
-	while [ $i -lt 200 ]; do
+	while [ $i -lt 600 ]; do	# 30 s: a loaded CI machine can be slow to start the first prompt
 		[ "$(screen | grep -cF -- "$1")" -ge "${2:-1}" ] && return 0
 		sleep 0.05
 		i=$((i + 1))
