@@ -11,7 +11,7 @@ mkdir -p "$HOME"
 unset PALLAS_TRIAGE_RULES PALLAS_TRIAGE_TOKEN
 npass=0
 nfail=0
-if [ -n "${VALGRIND:-}" ]; then
+if [ -n "${VALGRIND:-}" ] && [ -z "${PT_REAL:-}" ]; then
 	PTRUN="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $PT"
 else
 	PTRUN=$PT

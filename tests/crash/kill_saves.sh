@@ -61,6 +61,6 @@ check "the session loads after every kill ($torn torn)" [ "$torn" -eq 0 ]
 check "no acknowledged attempt is ever lost ($lost rounds wrong)" [ "$lost" -eq 0 ]
 check "stale temp files are cleaned up ($temps rounds with more than one)" [ "$temps" -eq 0 ]
 check "some kills hit the command while it ran" [ "$killed" -gt 0 ]
-check "some kills landed inside a save (between temp file and rename)" [ "$mid_save" -gt 0 ]
+[ -n "${VALGRIND:-}" ] || check "some kills landed inside a save (between temp file and rename)" [ "$mid_save" -gt 0 ]  # valgrind starts too slowly to hit the window
 check "some attempts completed" [ "$completed" -gt 0 ]
 finish
