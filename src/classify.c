@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "pt/ingest.h"
 #include "pt/litset.h"
 #include "pt/match.h"
+#include "pt/scout.h"
 #include "pt/xalloc.h"
 
 #define READ_CHUNK (128u * 1024)      /* page cache reads fall off a cliff above 128 KiB */
@@ -80,6 +82,17 @@ struct classifier {
 	size_t last_error_line;
 	size_t nlines, long_lines, match_errors;
 	unsigned long long nbytes;
+
+	size_t nhit, built_nhit;    /* patterns hit, now and at the last build */
+	/* The scout (pt/scout.h), on big regular files. Window offset w holds
+	 * the file's byte w + map_delta (from base) for w >= map_from, a line
+	 * start in both; map_from is SIZE_MAX while no such stretch exists. */
+	struct scout *scout;
+	int scout_fd;               /* -1: no scout wanted */
+	off_t scout_base;
+	uint64_t scout_size;
+	size_t map_from;
+	uint64_t map_delta;
 };
 
 static void
@@ -113,7 +126,8 @@ snap_copy(struct snap_frame *dst, const struct snap_frame *src)
 /* Literals shorter than the prefilter's window, or none, leave only the
  * rule's declared literals; without those the pattern runs on every line. */
 static void
-add_pattern_literals(struct classifier *c, const struct pattern *p, bool first)
+add_pattern_literals(struct classifier *c, struct litset *ls, const struct pattern *p,
+		     bool first)
 {
 	bool usable = p->lits && p->lits[0];
 
@@ -122,19 +136,19 @@ add_pattern_literals(struct classifier *c, const struct pattern *p, bool first)
 			usable = false;
 	if (!usable && p->rule && p->rule->literals)
 		for (char **d = p->rule->literals; *d; d++)
-			litset_add(c->ls, *d, strlen(*d), (unsigned)p->index);
+			litset_add(ls, *d, strlen(*d), (unsigned)p->index);
 	else if (usable)
 		for (char **l = p->lits; *l; l++)
-			litset_add(c->ls, *l, strlen(*l), (unsigned)p->index);
+			litset_add(ls, *l, strlen(*l), (unsigned)p->index);
 	else if (first)
 		c->always[c->nalways++] = p->index;
 }
 
 static void
-add_aux_literals(struct classifier *c)
+add_aux_literals(struct classifier *c, struct litset *ls)
 {
 	for (size_t i = 0; i < AUX_COUNT; i++)
-		litset_add(c->ls, aux_literals[i], strlen(aux_literals[i]), (unsigned)(c->npat + i));
+		litset_add(ls, aux_literals[i], strlen(aux_literals[i]), (unsigned)(c->npat + i));
 }
 
 struct classifier *
@@ -147,8 +161,8 @@ classifier_new(const struct ruleset *rs)
 	c->ls = litset_new();
 	c->always = xcalloc(c->npat + 1, sizeof(*c->always));
 	for (size_t i = 0; i < c->npat; i++)
-		add_pattern_literals(c, rs->patterns[i], true);
-	add_aux_literals(c);
+		add_pattern_literals(c, c->ls, rs->patterns[i], true);
+	add_aux_literals(c, c->ls);
 	c->hits_len = (c->npat + AUX_COUNT + 7) / 8;
 	c->hits = xcalloc(c->hits_len, 1);
 	c->ids = xcalloc(c->npat + AUX_COUNT, sizeof(*c->ids));
@@ -157,6 +171,8 @@ classifier_new(const struct ruleset *rs)
 	c->rcaps = xcalloc(rs->nrules + 1, sizeof(*c->rcaps));
 	c->win = xmalloc(WIN_SIZE);
 	c->prev_start = SIZE_MAX;
+	c->scout_fd = -1;
+	c->map_from = SIZE_MAX;
 	return c;
 }
 
@@ -165,6 +181,7 @@ classifier_free(struct classifier *c)
 {
 	if (!c)
 		return;
+	scout_stop(c->scout);
 	litset_free(c->ls);
 	free(c->always);
 	free(c->hits);
@@ -196,6 +213,7 @@ record_hit(struct classifier *c, const struct pattern *p, const char *subj, size
 	size_t nnames = match_name_count(p->m);	/* compiled: it just matched */
 
 	st->hit = true;
+	c->nhit++;
 	st->line = lineno;
 	st->text = xstrndup(subj, keep);
 	st->mstart = ms < keep ? ms : keep;
@@ -329,23 +347,43 @@ run_aux(struct classifier *c, size_t aux, const struct line_ctx *l)
 	}
 }
 
+/* A prefilter for the patterns not hit yet, built on the window's bytes. */
+static struct litset *
+new_prefilter(struct classifier *c)
+{
+	struct litset *ls = litset_new();
+
+	for (size_t i = 0; i < c->npat; i++)
+		if (!c->ps[i].hit)
+			add_pattern_literals(c, ls, c->rs->patterns[i], false);
+	add_aux_literals(c, ls);
+	return ls;
+}
+
 /*
  * A pattern stops running after its first hit, but its literal keeps making
  * lines candidates: a tie pattern such as `kernel|pallas` would send every
  * such line of a big log through the candidate path for nothing. After
- * enough wasted candidates, index only the literals still needed.
+ * enough wasted candidates, index only the literals still needed (when some
+ * pattern was hit since the last build: otherwise the set would be the
+ * same). The scout gets a copy.
  */
 static void
 rebuild_prefilter(struct classifier *c)
 {
-	litset_free(c->ls);
-	c->ls = litset_new();
-	for (size_t i = 0; i < c->npat; i++)
-		if (!c->ps[i].hit)
-			add_pattern_literals(c, c->rs->patterns[i], false);
-	add_aux_literals(c);
-	litset_build(c->ls, c->win, c->win_len);
 	c->wasted = 0;
+	if (c->nhit == c->built_nhit)
+		return;
+	litset_free(c->ls);
+	c->ls = new_prefilter(c);
+	litset_build(c->ls, c->win, c->win_len);
+	c->built_nhit = c->nhit;
+	if (c->scout) {
+		struct litset *twin = new_prefilter(c);
+
+		litset_build(twin, c->win, c->win_len);
+		scout_update(c->scout, twin);
+	}
 }
 
 /* One candidate line (raw bytes, without its newline). */
@@ -469,6 +507,44 @@ handle_line(struct classifier *c, size_t start, size_t end, size_t limit)
 }
 
 /*
+ * The first literal occurrence in [pos, region_end), pos a line start, or
+ * region_end: asked of the scout where the window holds the file's bytes
+ * unchanged. The scout's literals may be a superset of ours (it adopts a
+ * rebuilt set a block late): an extra candidate line only finds no hits.
+ */
+static size_t
+next_hit(struct classifier *c, size_t pos, size_t region_end)
+{
+	uint64_t f, fend;
+
+	if (c->nalways)
+		return pos;
+	if (!c->scout || pos < c->map_from)
+		return litset_find(c->ls, c->win, region_end, pos, NULL);
+	f = pos + c->map_delta;
+	fend = region_end + c->map_delta;
+	while (f < fend) {
+		uint64_t at, covered;
+		size_t w;
+
+		switch (scout_ask(c->scout, f, fend, &at, &covered)) {
+		case SCOUT_FOUND:
+			return (size_t)(at - c->map_delta);
+		case SCOUT_YOURS:
+			w = litset_find_range(c->ls, c->win, region_end, (size_t)(f - c->map_delta),
+					      (size_t)(covered - c->map_delta), NULL);
+			if (w < region_end)
+				return w;
+			break;
+		case SCOUT_NONE:
+			break;
+		}
+		f = covered;
+	}
+	return region_end;
+}
+
+/*
  * Process the complete lines in [c->proc, region_end); region_end is just
  * after a newline. `limit` is where the window's known bytes end (the held
  * line after the region is visible to joins).
@@ -479,10 +555,10 @@ scan_region(struct classifier *c, size_t region_end, size_t limit)
 	size_t pos = c->proc;
 
 	while (pos < region_end) {
-		size_t lit, h, ls, le;
+		size_t h, ls, le;
 		const char *nl;
 
-		h = c->nalways ? pos : litset_find(c->ls, c->win, region_end, pos, &lit);
+		h = next_hit(c, pos, region_end);
 		if (h >= region_end) {
 			c->lineno += count_newlines(c->win + pos, region_end - pos);
 			break;
@@ -515,6 +591,11 @@ compact(struct classifier *c)
 	memmove(c->win, c->win + keep, c->win_len - keep);
 	c->win_len -= keep;
 	c->proc -= keep;
+	/* keep is a line start: if it is past map_from, so is the newline before it. */
+	if (c->map_from != SIZE_MAX) {
+		c->map_from = c->map_from > keep ? c->map_from - keep : 0;
+		c->map_delta += keep;
+	}
 }
 
 /* An over-long line: match its first CLASSIFY_MAX_LINE bytes, drop the rest. */
@@ -548,6 +629,7 @@ skip_long_tail(struct classifier *c)
 	memmove(c->win + c->proc, nl + 1, (size_t)(c->win + c->win_len - nl - 1));
 	c->win_len -= (size_t)(nl + 1 - (c->win + c->proc));
 	c->skipping = false;
+	c->map_from = SIZE_MAX;     /* bytes left out: no longer the file's */
 	return true;
 }
 
@@ -602,22 +684,65 @@ window_space(struct classifier *c, size_t *space)
 	return c->win + c->win_len;
 }
 
+/*
+ * The read of n bytes at window offset w, file offset f, came in unchanged
+ * (or not): keep, extend, start or drop the window-to-file map. A new map
+ * starts after the read's first newline, so that its first byte is a line
+ * start in the file too.
+ */
+static void
+map_read(struct classifier *c, size_t w, uint64_t f, size_t n, bool unchanged)
+{
+	const char *nl;
+
+	if (!unchanged) {
+		c->map_from = SIZE_MAX;
+		return;
+	}
+	if (c->map_from != SIZE_MAX && w + c->map_delta == f)
+		return;
+	nl = find_nl(c->win + w, n);
+	c->map_from = nl ? (size_t)(nl - c->win) + 1 : SIZE_MAX;
+	c->map_delta = f - w;
+}
+
+/* The scout gets its own copy of the prefilter: sets are not shared. */
+static void
+start_scout(struct classifier *c)
+{
+	struct litset *twin;
+
+	if (c->nalways || litset_has_byte(c->ls, '\n'))
+		return;
+	twin = new_prefilter(c);
+	litset_build(twin, c->win, c->win_len);
+	c->scout = scout_start(c->scout_fd, c->scout_base, c->scout_size, twin);
+}
+
 static void
 window_commit(struct classifier *c, size_t n)
 {
 	/* An escape sequence cut by the previous read is stripped again with its rest. */
 	char *p = c->win + c->win_len - c->ansi_tail;
-	size_t len = n + c->ansi_tail;
+	size_t len = n + c->ansi_tail, w = c->win_len;
+	bool unchanged = c->ansi_tail == 0;
 
-	c->nbytes += n;
 	c->win_len -= c->ansi_tail;
 	c->ansi_tail = 0;
-	if (memchr(p, 0x1b, len))
+	if (memchr(p, 0x1b, len)) {
 		len = ingest_strip_ansi(p, len, &c->ansi_tail);
+		unchanged = false;
+	}
 	c->win_len += len;
+	if (c->scout_fd >= 0)
+		map_read(c, w, c->nbytes, n, unchanged);
+	c->nbytes += n;
 	if (!c->built) {
 		litset_build(c->ls, c->win, c->win_len);
 		c->built = true;
+		c->built_nhit = c->nhit;
+		if (c->scout_fd >= 0)
+			start_scout(c);
 	}
 	advance(c, false);
 }
@@ -637,12 +762,40 @@ classifier_feed(struct classifier *c, const char *data, size_t len)
 	}
 }
 
+/*
+ * A scout pays on big regular files with a second core free. Below this
+ * size the thread costs more than it saves.
+ */
+#define SCOUT_MIN_BYTES ((uint64_t)32 << 20)
+
+static void
+want_scout(struct classifier *c, int fd, unsigned threads)
+{
+	struct stat st;
+	off_t here;
+
+	if (threads == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = cpus > 1 ? 2 : 1;
+	}
+	if (threads < 2 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	here = lseek(fd, 0, SEEK_CUR);
+	if (here < 0 || st.st_size - here < (off_t)SCOUT_MIN_BYTES)
+		return;
+	c->scout_fd = fd;
+	c->scout_base = here;
+	c->scout_size = (uint64_t)(st.st_size - here);
+}
+
 int
-classify_fd(const struct ruleset *rs, int fd, const char *name, struct verdict *v,
-	    struct pt_err *err)
+classify_fd(const struct ruleset *rs, int fd, const char *name, unsigned threads,
+	    struct verdict *v, struct pt_err *err)
 {
 	struct classifier *c = classifier_new(rs);
 
+	want_scout(c, fd, threads);
 	for (;;) {
 		size_t space;
 		char *dst = window_space(c, &space);
@@ -973,6 +1126,7 @@ classifier_finish(struct classifier *c, struct verdict *v)
 	v->nlines = c->lineno;
 	v->nbytes = c->nbytes;
 	v->long_lines = c->long_lines;
+	v->threads = c->scout ? 2 : 1;
 	v->match_errors = c->match_errors;
 	v->runner_up = CLASS_COUNT;
 	score_rules(c, v);

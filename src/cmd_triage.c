@@ -18,6 +18,7 @@
 #include "pt/diagnosis.h"
 #include "pt/json.h"
 #include "pt/rules.h"
+#include "pt/util.h"
 #include "pt/walk.h"
 
 static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -133,7 +134,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 				       "the log and --answers cannot both come from standard input");
 	if ((fd = open_log(path, &name, &err)) < 0)
 		return pt_report(&err);
-	rc = classify_fd(ctx->rules, fd, name, &v, &err);
+	rc = classify_fd(ctx->rules, fd, name, util_threads(), &v, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (rc < 0)

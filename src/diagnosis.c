@@ -327,5 +327,6 @@ diagnosis_json(const struct ruleset *rs, const struct verdict *v, const char *so
 	json_add_int(o, "bytes", (long long)v->nbytes);
 	json_add_int(o, "long_lines", (long long)v->long_lines);
 	json_add_int(o, "match_errors", (long long)v->match_errors);
+	json_add_int(o, "threads", (long long)v->threads);
 	return o;
 }

@@ -574,8 +574,8 @@ entry_match(const struct litset *ls, const struct went *e, const unsigned char *
 }
 
 size_t
-litset_find(const struct litset *ls, const char *buf, size_t len, size_t from,
-	    size_t *lit_index)
+litset_find_range(const struct litset *ls, const char *buf, size_t len, size_t from,
+		  size_t stop, size_t *lit_index)
 {
 	const unsigned char *b = (const unsigned char *)buf;
 	size_t end, limit, p, n, s = ls->stride, best = len, best_lit = 0;
@@ -584,7 +584,8 @@ litset_find(const struct litset *ls, const char *buf, size_t len, size_t from,
 	if (!ls->built || ls->nlits == 0 || len < LITSET_MIN_LEN || from > len - LITSET_MIN_LEN)
 		return len;
 	end = len - 3;
-	limit = end;
+	/* A start below stop is seen by a probe below stop + maxoff. */
+	limit = stop < end && end - stop > ls->maxoff ? stop + ls->maxoff : end;
 	for (p = from; (p = probe(ls, b, p, limit, &mask, &n)) < limit; p += n * s) {
 		for (; mask; mask &= mask - 1) {
 			size_t at = p + (size_t)__builtin_ctz(mask) * s, k;
@@ -605,9 +606,18 @@ litset_find(const struct litset *ls, const char *buf, size_t len, size_t from,
 			}
 		}
 	}
-	if (best < len && lit_index)
+	if (best >= stop)
+		return len;
+	if (lit_index)
 		*lit_index = best_lit;
 	return best;
+}
+
+size_t
+litset_find(const struct litset *ls, const char *buf, size_t len, size_t from,
+	    size_t *lit_index)
+{
+	return litset_find_range(ls, buf, len, from, len, lit_index);
 }
 
 size_t
@@ -665,6 +675,28 @@ size_t
 litset_shortest(const struct litset *ls)
 {
 	return ls->shortest;
+}
+
+size_t
+litset_longest(const struct litset *ls)
+{
+	size_t longest = 0;
+
+	for (size_t i = 0; i < ls->nlits; i++)
+		if (ls->lits[i].len > longest)
+			longest = ls->lits[i].len;
+	return longest;
+}
+
+bool
+litset_has_byte(const struct litset *ls, unsigned char byte)
+{
+	unsigned char folded = (unsigned char)fold(byte);
+
+	for (size_t i = 0; i < ls->nlits; i++)
+		if (memchr(ls->lits[i].s, folded, ls->lits[i].len))
+			return true;
+	return false;
 }
 
 size_t

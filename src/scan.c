@@ -166,7 +166,7 @@ classify_one(const struct ruleset *rs, const struct scan_item *it, bool jsonl, s
 		s->error = xasprintf("cannot open '%s': %s", it->path, strerror(errno));
 		return;
 	}
-	rc = classify_fd(rs, fd, it->path, &v, &err);
+	rc = classify_fd(rs, fd, it->path, 1, &v, &err);
 	close(fd);
 	if (rc < 0) {
 		s->error = xstrdup(err.msg);

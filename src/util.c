@@ -253,3 +253,16 @@ util_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return buf;
 }
+
+unsigned
+util_threads(void)
+{
+	const char *v = getenv("PALLAS_TRIAGE_THREADS");
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return 0;
+	n = strtol(v, &end, 10);
+	return *end == '\0' && n >= 1 && n <= 64 ? (unsigned)n : 0;
+}

@@ -64,6 +64,7 @@ struct verdict {
 	unsigned long long nbytes;
 	size_t long_lines;          /* lines cut at CLASSIFY_MAX_LINE */
 	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
+	unsigned threads;           /* that read the log: 2 when a scout ran */
 };
 
 void verdict_release(struct verdict *v);
@@ -85,9 +86,14 @@ const struct vars *classifier_captures(const struct classifier *c, const struct 
 /* The environment facts read from the log; borrowed like classifier_captures(). */
 const struct vars *classifier_env(const struct classifier *c);
 
-/* Read and classify a whole file descriptor in 128 KiB pieces. */
-int classify_fd(const struct ruleset *rs, int fd, const char *name, struct verdict *v,
-		struct pt_err *err);
+/*
+ * Read and classify a whole file descriptor in 128 KiB pieces. threads: 1
+ * reads alone; 0 (one per core, at most 2) or 2 lets a big regular file
+ * (32 MiB or more) be prefiltered ahead by a second thread (pt/scout.h).
+ * The verdict is the same either way.
+ */
+int classify_fd(const struct ruleset *rs, int fd, const char *name, unsigned threads,
+		struct verdict *v, struct pt_err *err);
 /* Classify a log held in memory. */
 void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct verdict *v);
 

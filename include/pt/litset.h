@@ -71,6 +71,14 @@ size_t litset_find(const struct litset *ls, const char *buf, size_t len, size_t 
 		   size_t *lit_index);
 
 /*
+ * The same, for starts q < stop only: returns len when no literal starts in
+ * [from, stop) (the literal itself may run past stop, within len). Costs
+ * about stop - from, however far the next hit is.
+ */
+size_t litset_find_range(const struct litset *ls, const char *buf, size_t len, size_t from,
+			 size_t stop, size_t *lit_index);
+
+/*
  * For every literal occurring anywhere in line[0..len), set bit id (byte
  * id / 8, bit id % 8) in `hits` for each of its ids. hits is caller-owned
  * and must hold at least (max id / 8 + 1) bytes; bits are only ever set.
@@ -85,6 +93,10 @@ size_t litset_count(const struct litset *ls);
 const char *litset_literal(const struct litset *ls, size_t i, size_t *len);
 /* Returns a borrowed array of the *n ids of literal i, valid until litset_free(). */
 const unsigned *litset_ids(const struct litset *ls, size_t i, size_t *n);
+/* Length of the longest literal (0 for an empty set). */
+size_t litset_longest(const struct litset *ls);
+/* Does some literal contain this byte (A-Z and a-z alike)? */
+bool litset_has_byte(const struct litset *ls, unsigned char byte);
 /* Length of the shortest literal (0 for an empty set). */
 size_t litset_shortest(const struct litset *ls);
 /* The probe stride s chosen by litset_build() (0 before, or for an empty set). */

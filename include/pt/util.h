@@ -46,6 +46,12 @@ void util_stat_key(struct buf *key, const char *dir, char *const *names);
  * $PALLAS_TRIAGE_NOW verbatim when it is set (tests fix the clock). Returns buf. */
 const char *util_now(char *buf, size_t len);
 
+/*
+ * Threads for one log (classify_fd()): $PALLAS_TRIAGE_THREADS when it is a
+ * number from 1 to 64, else 0 (automatic).
+ */
+unsigned util_threads(void);
+
 /* Parse a non-negative decimal integer; returns -1 on junk or overflow. */
 int util_parse_size(const char *s, unsigned long long *out);
 

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scout: a second thread that runs the literal prefilter ahead of the
+ * classifier on a regular file, so that a big log uses two cores. It reads
+ * the file itself (pread, 1 MiB blocks) and, for each block, records where
+ * candidate lines start: the first literal occurrence of a line, then on
+ * from the next line, exactly the walk the classifier makes. The classifier
+ * still reads every byte and decides everything; it only asks the scout
+ * "where is the next candidate in this range of the file?" instead of
+ * searching itself. Blocks the scout has not reached when asked are left to
+ * the classifier, so neither thread waits on a slow other for long.
+ *
+ * The answers are exact for the bytes as they are in the file; the caller
+ * asks only about ranges its window holds unchanged (no escape sequences
+ * stripped, no over-long line cut) that start at a line start.
+ *
+ * Memory: 4 blocks of records and one 1 MiB read buffer at most.
+ */
+#ifndef PT_SCOUT_H
+#define PT_SCOUT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pt/litset.h"
+
+#define SCOUT_BLOCK ((uint64_t)1 << 20)
+
+struct scout;
+
+/*
+ * Start scouting fd's bytes [base, base + size) with the literals of ls (a
+ * built set, which the scout now owns; it must not contain '\n'). Block 0
+ * is left to the caller, which is reading it already. Returns NULL (ls
+ * freed) when the thread cannot start.
+ */
+struct scout *scout_start(int fd, off_t base, uint64_t size, struct litset *ls);
+
+/* Hand over a new, smaller set (owned by the scout from now on): blocks
+ * claimed after this use it. */
+void scout_update(struct scout *s, struct litset *ls);
+
+enum scout_answer {
+	SCOUT_FOUND,     /* *at: the first candidate in [from, *covered) */
+	SCOUT_NONE,      /* no candidate in [from, *covered) */
+	SCOUT_YOURS,     /* the scout did not look at [from, *covered): search it yourself */
+};
+
+/*
+ * About [from, to), offsets from base: answers for the part inside from's
+ * block and sets *covered to where that part ends (<= to). Calls must come
+ * in order of from: the blocks before from's are given up.
+ */
+enum scout_answer scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at,
+			    uint64_t *covered);
+
+/* Stop the thread and free everything. NULL is fine. */
+void scout_stop(struct scout *s);
+
+#endif

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scout thread; see pt/scout.h.
+ *
+ * Ownership of blocks: the scout claims blocks in order from 1, at most
+ * SLOTS past the last one the classifier gave up; the classifier takes any
+ * block it asks about before the scout claimed it (and the scout then goes
+ * on after it). So block j's records are in slot j % SLOTS exactly when the
+ * scout claimed j, and the classifier waits only for a block that is being
+ * read right now.
+ *
+ * Why a candidate walk that starts mid-line is still exact: the scout scans
+ * a block from its first byte and, after each record, from the next line's
+ * start; the classifier asks from line starts only. The first record at or
+ * after a line start p is the first occurrence at or after p: the scout
+ * resumed at or before p (the last record before p is on an earlier line)
+ * and scanned every byte from there.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pt/scout.h"
+#include "pt/xalloc.h"
+
+#define SLOTS 4
+
+struct slot {
+	uint64_t block;          /* valid when claimed */
+	bool claimed, ready, failed;
+	uint32_t *rec;           /* candidate starts, from the block's start, ascending */
+	size_t n, alloc;
+	size_t cursor;           /* the classifier's place in rec */
+};
+
+struct scout {
+	int fd;
+	off_t base;
+	uint64_t size, nblocks;
+	size_t overlap;          /* bytes read past a block: the longest literal */
+	char *buf;
+
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;       /* a block became ready, or room for a claim */
+	uint64_t next_claim;     /* blocks below it are claimed or taken */
+	uint64_t released;       /* blocks below it are given up by the classifier */
+	bool stop;
+	struct litset *ls, *pending;
+	struct slot slot[SLOTS];
+};
+
+/* The candidate walk over one block read into s->buf[0..got). */
+static void
+scan_block(struct scout *s, struct slot *sl, size_t blen, size_t got)
+{
+	size_t p = 0;
+
+	sl->n = 0;
+	while (p < blen) {
+		size_t q = litset_find_range(s->ls, s->buf, got, p, blen, NULL);
+		const char *nl;
+
+		if (q >= got)
+			break;
+		XGROW(sl->rec, sl->alloc, sl->n + 1);
+		sl->rec[sl->n++] = (uint32_t)q;
+		nl = memchr(s->buf + q, '\n', got - q);
+		if (!nl)
+			break;
+		p = (size_t)(nl - s->buf) + 1;
+	}
+}
+
+/* Read block j whole (plus the overlap); false on a short read or error. */
+static bool
+read_block(struct scout *s, uint64_t j, size_t *blen, size_t *got)
+{
+	uint64_t off = j * SCOUT_BLOCK, want = s->size - off;
+	size_t n = 0;
+
+	*blen = (size_t)(want < SCOUT_BLOCK ? want : SCOUT_BLOCK);
+	if (want > SCOUT_BLOCK + s->overlap)
+		want = SCOUT_BLOCK + s->overlap;
+	while (n < want) {
+		ssize_t r = pread(s->fd, s->buf + n, (size_t)want - n, s->base + (off_t)(off + n));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		n += (size_t)r;
+	}
+	*got = n;
+	return true;
+}
+
+static void *
+scout_main(void *arg)
+{
+	struct scout *s = arg;
+
+	for (;;) {
+		struct slot *sl;
+		uint64_t j;
+		size_t blen = 0, got = 0;
+		bool ok;
+
+		pthread_mutex_lock(&s->mu);
+		while (!s->stop && s->next_claim < s->nblocks && s->next_claim >= s->released + SLOTS)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (s->stop || s->next_claim >= s->nblocks) {
+			pthread_mutex_unlock(&s->mu);
+			return NULL;
+		}
+		j = s->next_claim++;
+		sl = &s->slot[j % SLOTS];
+		sl->block = j;
+		sl->claimed = true;
+		sl->ready = sl->failed = false;
+		sl->cursor = 0;
+		if (s->pending) {
+			litset_free(s->ls);
+			s->ls = s->pending;
+			s->pending = NULL;
+		}
+		pthread_mutex_unlock(&s->mu);
+
+		ok = read_block(s, j, &blen, &got);
+		if (ok)
+			scan_block(s, sl, blen, got);
+
+		pthread_mutex_lock(&s->mu);
+		sl->failed = !ok;
+		sl->ready = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
+struct scout *
+scout_start(int fd, off_t base, uint64_t size, struct litset *ls)
+{
+	struct scout *s = xcalloc(1, sizeof(*s));
+
+	s->fd = fd;
+	s->base = base;
+	s->size = size;
+	s->nblocks = (size + SCOUT_BLOCK - 1) / SCOUT_BLOCK;
+	s->overlap = litset_longest(ls);
+	s->buf = xmalloc(SCOUT_BLOCK + s->overlap + 1);
+	s->ls = ls;
+	s->next_claim = 1;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (pthread_create(&s->th, NULL, scout_main, s) != 0) {
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
+		litset_free(ls);
+		free(s->buf);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void
+scout_update(struct scout *s, struct litset *ls)
+{
+	pthread_mutex_lock(&s->mu);
+	litset_free(s->pending);
+	s->pending = ls;
+	pthread_mutex_unlock(&s->mu);
+}
+
+enum scout_answer
+scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *covered)
+{
+	uint64_t j = from / SCOUT_BLOCK, start = j * SCOUT_BLOCK;
+	struct slot *sl = &s->slot[j % SLOTS];
+	bool mine;
+
+	*covered = start + SCOUT_BLOCK < to ? start + SCOUT_BLOCK : to;
+	pthread_mutex_lock(&s->mu);
+	if (j > s->released) {
+		s->released = j;
+		pthread_cond_broadcast(&s->cv);
+	}
+	if (j >= s->next_claim && j < s->nblocks)
+		s->next_claim = j + 1;        /* take it: the scout goes on after it */
+	mine = sl->claimed && sl->block == j;
+	while (mine && !sl->ready)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	if (!mine || sl->failed)
+		return SCOUT_YOURS;
+	while (sl->cursor < sl->n && start + sl->rec[sl->cursor] < from)
+		sl->cursor++;
+	if (sl->cursor < sl->n && start + sl->rec[sl->cursor] < *covered) {
+		*at = start + sl->rec[sl->cursor];
+		return SCOUT_FOUND;
+	}
+	return SCOUT_NONE;
+}
+
+void
+scout_stop(struct scout *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stop = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->th, NULL);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+	litset_free(s->ls);
+	litset_free(s->pending);
+	for (size_t i = 0; i < SLOTS; i++)
+		free(s->slot[i].rec);
+	free(s->buf);
+	free(s);
+}
