@@ -75,27 +75,31 @@ scan_block(struct scout *s, struct slot *sl, size_t blen, size_t got)
 	}
 }
 
-/* Read block j whole (plus the overlap); false on a short read or error. */
+/*
+ * Read block j whole, plus up to the overlap past it (less at the end of
+ * the file); false on an error or a short block (the file shrank).
+ */
 static bool
 read_block(struct scout *s, uint64_t j, size_t *blen, size_t *got)
 {
-	uint64_t off = j * SCOUT_BLOCK, want = s->size - off;
-	size_t n = 0;
+	uint64_t off = j * SCOUT_BLOCK, rest = s->size - off;
+	size_t n = 0, want;
 
-	*blen = (size_t)(want < SCOUT_BLOCK ? want : SCOUT_BLOCK);
-	if (want > SCOUT_BLOCK + s->overlap)
-		want = SCOUT_BLOCK + s->overlap;
+	*blen = (size_t)(rest < SCOUT_BLOCK ? rest : SCOUT_BLOCK);
+	want = *blen + s->overlap;
 	while (n < want) {
-		ssize_t r = pread(s->fd, s->buf + n, (size_t)want - n, s->base + (off_t)(off + n));
+		ssize_t r = pread(s->fd, s->buf + n, want - n, s->base + (off_t)(off + n));
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r < 0)
 			return false;
+		if (r == 0)
+			break;
 		n += (size_t)r;
 	}
 	*got = n;
-	return true;
+	return n >= *blen;
 }
 
 static void *
@@ -184,6 +188,12 @@ scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *c
 	bool mine;
 
 	*covered = start + SCOUT_BLOCK < to ? start + SCOUT_BLOCK : to;
+	/* Bytes past the size the scout was given (the file grew) are the
+	 * caller's. */
+	if (from >= s->size)
+		return SCOUT_YOURS;
+	if (*covered > s->size)
+		*covered = s->size;
 	pthread_mutex_lock(&s->mu);
 	if (j > s->released) {
 		s->released = j;

@@ -33,6 +33,11 @@ same dense "$T/dense.log"
 python3 "$SRC/tests/scout/gen.py" "$T/late.log" $SIZE late "$F/unknown-fusion-vmem.log" "$F/capacity-scoped.log"
 same late "$T/late.log"
 
+# The last line has no newline, and the failure is on it.
+{ cat "$T/late.log"; printf 'RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem.'; } >"$T/nonl.log"
+same "no final newline" "$T/nonl.log"
+check "no final newline: the last line is evidence" grep -q 'Used 20.00M of 16.00M vmem' "$T/two.json"
+
 # Text output too (it shows line numbers and evidence).
 PALLAS_TRIAGE_THREADS=1 $PTRUN --no-input "$T/mixed.log" >"$T/one.txt" 2>&1
 PALLAS_TRIAGE_THREADS=2 $PTRUN --no-input "$T/mixed.log" >"$T/two.txt" 2>&1

@@ -174,6 +174,22 @@ test_walk(void)
 		CHECK(ngot == nwant && memcmp(got, want, ngot * sizeof(*got)) == 0);
 		scout_stop(s);
 	}
+	/* The file is longer than the scout was told (it grew): the rest is the
+	 * caller's, and a literal across the old end is still found. */
+	{
+		size_t cut = len / 2 + 12345;
+		struct scout *s;
+
+		memcpy(b + cut - 5, lits[0], strlen(lits[0]));
+		CHECK(pwrite(fd, b + cut - 5, strlen(lits[0]), 12 + (off_t)cut - 5) ==
+		      (ssize_t)strlen(lits[0]));
+		nwant = walk_plain(ls, b, len, want, max);
+		s = scout_start(fd, 12, cut, make_set(NLITS, b, 1u << 20));
+		ngot = walk_with_scout(s, ls, b, len, got, max, true);
+		CHECK_INTEQ(ngot, nwant);
+		CHECK(ngot == nwant && memcmp(got, want, ngot * sizeof(*got)) == 0);
+		scout_stop(s);
+	}
 	/* With pauses the scout runs ahead: both owners answered. */
 	CHECK(answered[SCOUT_FOUND] > 0);
 	CHECK(answered[SCOUT_YOURS] > 0);
