@@ -68,6 +68,16 @@ check:
 	$(MAKE) BUILD=build-check WERROR=1 test
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(MAKE) BUILD=build-asan SAN=address,undefined test
+	$(MAKE) check-threads
+
+# The threaded code (the scout, scan's workers) under ThreadSanitizer.
+check-threads:
+	$(MAKE) BUILD=build-tsan SAN=thread all build-tsan/tests/test_scout
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_scout
+	TSAN_OPTIONS=halt_on_error=1 PT=$(CURDIR)/build-tsan/pallas-triage BUILD=build-tsan \
+	  sh tests/run.sh scout
+	TSAN_OPTIONS=halt_on_error=1 PT=$(CURDIR)/build-tsan/pallas-triage BUILD=build-tsan \
+	  sh tests/run.sh scan
 
 # Every unit test, then every suite with $PT a wrapper that runs the binary
 # under valgrind (tests/valgrind/), so suites that call $PT directly are
@@ -107,6 +117,6 @@ lint:
 	  { echo 'banned function used (see docs/hacking.md)'; exit 1; }
 
 clean:
-	rm -rf build build-check build-asan build-ubsan build-fuzz
+	rm -rf build build-check build-asan build-ubsan build-fuzz build-tsan
 
-.PHONY: all deps demo test test-deps check valgrind fuzz bench install uninstall lint clean
+.PHONY: all deps demo test test-deps check check-threads valgrind fuzz bench install uninstall lint clean
