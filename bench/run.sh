@@ -100,6 +100,8 @@ hyperfine -N -i --warmup 1 --runs "$RUNS" --output=pipe --export-json "$D/h-big.
 	"grep -E -c -f $D/patterns.ere $D/big.log"
 hyperfine -i --warmup 1 --runs "$RUNS" --output=pipe --export-json "$D/h-pipe.json" \
 	"cat $D/big.log | $PT --json -"
+hyperfine -N -i --warmup 1 --runs "$RUNS" --output=pipe --export-json "$D/h-one.json" \
+	"env PALLAS_TRIAGE_THREADS=1 $PT --json $D/big.log"
 
 # ripgrep's default Unicode mode: \b, \w, \d, \s are Unicode-aware, and its
 # lazy DFA gives up on a Unicode \b at the first non-ASCII byte (tqdm bars),
@@ -130,12 +132,14 @@ cat = med(res("h-cat.json")[0])
 pt, rg, grep = (med(r) for r in big_runs)
 ptc, rgc, grepc = (cpu(r) for r in big_runs)
 pipe = med(res("h-pipe.json")[0])
+one = res("h-one.json")[0]
 rgu = med(res("h-rgu.json")[0])
 s2k, ver = (med(r) for r in res("h-small.json"))
 scan2, scan1 = (med(r) for r in res("h-scan.json"))
 rss = dict(l.rstrip("\n").split("\t") for l in open(os.path.join(d, "rss.tsv")))
 mbs = lambda t, n=big: n / t / 1e6
 rows = [("cat (floor)", cat, None), ("pallas-triage", pt, ptc),
+        ("pallas-triage, one thread", med(one), cpu(one)),
         ("cat | pallas-triage -", pipe, None),
         ("rg --no-unicode -c -f", rg, rgc), ("grep -E -c -f (LC_ALL=C)", grep, grepc)]
 print("%-32s %9s %8s %9s %8s" % ("big log, %d bytes" % big, "median s", "MB/s", "CPU s", "MB/CPU-s"))
@@ -147,6 +151,7 @@ print()
 print("pallas-triage vs rg:   %.2fx the throughput (target >= 3x); by CPU time %.2fx" % (rg / pt, rgc / ptc))
 print("pallas-triage vs grep: %.2fx the throughput" % (grep / pt))
 print("pallas-triage vs cat:  %.2fx the time (target <= 6x)" % (pt / cat))
+print("one thread (PALLAS_TRIAGE_THREADS=1): %.2fx rg, %.2fx cat" % (rg / med(one), med(one) / cat))
 print("2 KB log, whole run:   %.2f ms (target < 5 ms); '%s version' floor %.2f ms"
       % (s2k * 1e3, "pallas-triage", ver * 1e3))
 print("scan 1,000 small logs: %.3f s with every core, %.3f s with -j 1" % (scan2, scan1))

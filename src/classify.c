@@ -67,7 +67,8 @@ struct classifier {
 	char *win;                  /* the window: [done lines][held line][partial][free] */
 	size_t win_len;
 	size_t proc;                /* offset of the first unprocessed byte */
-	size_t prev_start;          /* offset of the line before proc, or SIZE_MAX */
+	size_t noprev_at;           /* the line starting here follows a cut line: no
+	                             * previous neighbour (SIZE_MAX: none) */
 	size_t lineno;              /* lines before proc */
 	bool skipping;              /* inside an over-long line: drop bytes to the next newline */
 	bool built;                 /* litset built (from the first block, to pick rare windows) */
@@ -170,7 +171,7 @@ classifier_new(const struct ruleset *rs)
 	c->ps = xcalloc(c->npat + 1, sizeof(*c->ps));
 	c->rcaps = xcalloc(rs->nrules + 1, sizeof(*c->rcaps));
 	c->win = xmalloc(WIN_SIZE);
-	c->prev_start = SIZE_MAX;
+	c->noprev_at = SIZE_MAX;
 	c->scout_fd = -1;
 	c->map_from = SIZE_MAX;
 	return c;
@@ -464,7 +465,7 @@ set_neighbours(struct classifier *c, struct line_ctx *l, size_t start, size_t en
 {
 	l->prev = l->next = NULL;
 	l->prevn = l->nextn = 0;
-	if (start > 0) {
+	if (start > 0 && start != c->noprev_at) {
 		const char *nl = rfind_nl(c->win, start - 1);
 		size_t ps = nl ? (size_t)(nl - c->win) + 1 : 0;
 		size_t n = start - 1 - ps;
@@ -545,15 +546,28 @@ next_hit(struct classifier *c, size_t pos, size_t region_end)
 }
 
 /*
- * Process the complete lines in [c->proc, region_end); region_end is just
- * after a newline. `limit` is where the window's known bytes end (the held
- * line after the region is visible to joins).
+ * The start of the first line in [pos, end) of CLASSIFY_MAX_LINE bytes or
+ * more (pos a line start, end just after a newline), or end. It jumps from
+ * the last newline within each CLASSIFY_MAX_LINE bytes to the next, so it
+ * reads a few bytes per 64 KiB.
  */
-static void
-scan_region(struct classifier *c, size_t region_end, size_t limit)
+static size_t
+next_long_line(const char *win, size_t pos, size_t end)
 {
-	size_t pos = c->proc;
+	while (end - pos > CLASSIFY_MAX_LINE) {
+		const char *nl = memrchr(win + pos, '\n', CLASSIFY_MAX_LINE);
 
+		if (!nl)
+			return pos;
+		pos = (size_t)(nl - win) + 1;
+	}
+	return end;
+}
+
+/* Candidate lines in [pos, region_end), none of them over-long. */
+static void
+scan_lines(struct classifier *c, size_t pos, size_t region_end, size_t limit)
+{
 	while (pos < region_end) {
 		size_t h, ls, le;
 		const char *nl;
@@ -569,6 +583,38 @@ scan_region(struct classifier *c, size_t region_end, size_t limit)
 		c->lineno += count_newlines(c->win + pos, ls - pos) + 1;
 		handle_line(c, ls, le, limit);
 		pos = le + 1;
+	}
+}
+
+/*
+ * Process the complete lines in [c->proc, region_end); region_end is just
+ * after a newline. `limit` is where the window's known bytes end (the held
+ * line after the region is visible to joins). A line of CLASSIFY_MAX_LINE
+ * bytes or more is matched on its first CLASSIFY_MAX_LINE bytes, alone, as
+ * when it is too long to wait for (cut_long_line()): whether a long line
+ * came whole in one read must not change what is matched.
+ */
+static void
+scan_region(struct classifier *c, size_t region_end, size_t limit)
+{
+	size_t pos = c->proc;
+
+	while (pos < region_end) {
+		size_t at = next_long_line(c->win, pos, region_end), end;
+		char saved;
+
+		scan_lines(c, pos, at, limit);
+		if (at == region_end)
+			break;
+		end = at + CLASSIFY_MAX_LINE;
+		saved = c->win[end];
+		c->long_lines++;
+		c->lineno++;
+		c->win[end] = '\n';
+		handle_line(c, at, end, end);
+		c->win[end] = saved;
+		pos = (size_t)(find_nl(c->win + at, region_end - at) - c->win) + 1;
+		c->noprev_at = pos;
 	}
 	c->proc = region_end;
 }
@@ -591,6 +637,7 @@ compact(struct classifier *c)
 	memmove(c->win, c->win + keep, c->win_len - keep);
 	c->win_len -= keep;
 	c->proc -= keep;
+	c->noprev_at = c->noprev_at != SIZE_MAX && c->noprev_at >= keep ? c->noprev_at - keep : SIZE_MAX;
 	/* keep is a line start: if it is past map_from, so is the newline before it. */
 	if (c->map_from != SIZE_MAX) {
 		c->map_from = c->map_from > keep ? c->map_from - keep : 0;
@@ -612,6 +659,7 @@ cut_long_line(struct classifier *c)
 	c->win[end] = saved;
 	c->win_len = start;
 	c->proc = start;
+	c->noprev_at = start;
 	c->skipping = true;
 }
 

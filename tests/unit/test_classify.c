@@ -172,6 +172,38 @@ test_hostile_bytes(const struct ruleset *rs)
 	free(log);
 }
 
+/*
+ * A 90 KB line fits in the window when it comes in one piece and not when
+ * it comes in small ones; either way it is matched on its first 64 KiB
+ * only (its RACE DETECTED, past 64 KiB, is not evidence), it counts as one
+ * long line, and the line after it is not joined with the line before it.
+ */
+static void
+test_long_line_any_chunking(const struct ruleset *rs)
+{
+	static const size_t chunks[] = { 4096, 100000, 200000 };
+	size_t big = 90 * 1024, len = 0;
+	char *log = malloc(big + 300);
+
+	len += (size_t)snprintf(log, 100, "Mismatched elements: 1 / 2\n");
+	memset(log + len, 'y', big);
+	memcpy(log + len + 70 * 1024, "RACE DETECTED", 13);
+	len += big;
+	log[len++] = '\n';
+	len += (size_t)snprintf(log + len, 100, "ok\n");
+	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		struct verdict v;
+
+		classify_chunked(rs, log, len, chunks[i], &v);
+		CHECK_INTEQ(v.long_lines, 1);
+		CHECK_INTEQ(v.nlines, 3);
+		CHECK_INTEQ(v.cls, CLASS_NUMERICS);
+		CHECK(v.scores[CLASS_SYNCHRONIZATION].score == 0.0);
+		verdict_release(&v);
+	}
+	free(log);
+}
+
 static void
 test_tie_and_match_limit(const struct ruleset *rs)
 {
@@ -202,6 +234,7 @@ main(void)
 	test_basic(rs);
 	test_none_makes_unknown(rs);
 	test_chunk_invariance(rs);
+	test_long_line_any_chunking(rs);
 	test_decorations(rs);
 	test_wrapped(rs);
 	test_hostile_bytes(rs);
