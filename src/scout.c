@@ -5,9 +5,10 @@
  * Ownership of blocks: the scout claims blocks in order from 1, at most
  * SLOTS past the last one the classifier gave up; the classifier takes any
  * block it asks about before the scout claimed it (and the scout then goes
- * on after it). So block j's records are in slot j % SLOTS exactly when the
- * scout claimed j, and the classifier waits only for a block that is being
- * read right now.
+ * on after it), and when it has to wait for the block the scout is on, it
+ * takes the next one too. So block j's records are in slot j % SLOTS
+ * exactly when the scout claimed j, the classifier waits only for a block
+ * that is being read right now, and the slower thread gets fewer blocks.
  *
  * Why a candidate walk that starts mid-line is still exact: the scout scans
  * a block from its first byte and, after each record, from the next line's
@@ -202,6 +203,10 @@ scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *c
 	if (j >= s->next_claim && j < s->nblocks)
 		s->next_claim = j + 1;        /* take it: the scout goes on after it */
 	mine = sl->claimed && sl->block == j;
+	/* The scout is behind: take the block after this one as well, so that
+	 * the threads share the prefilter in the ratio their speeds set. */
+	if (mine && !sl->ready && s->next_claim == j + 1 && j + 1 < s->nblocks)
+		s->next_claim = j + 2;
 	while (mine && !sl->ready)
 		pthread_cond_wait(&s->cv, &s->mu);
 	pthread_mutex_unlock(&s->mu);
