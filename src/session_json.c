@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -650,6 +651,18 @@ session_exists(const char *dir)
 	return ok;
 }
 
+static void
+add_reset_hint(struct pt_err *err)
+{
+	size_t n;
+
+	if (!err)
+		return;
+	n = strlen(err->msg);
+	snprintf(err->msg + n, sizeof(err->msg) - n, "; the file is kept: repair it, or move it "
+		 "aside with 'pallas-triage session reset'");
+}
+
 int
 session_load(const char *dir, struct session **out, struct pt_err *err)
 {
@@ -662,14 +675,17 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 			   "'pallas-triage LOG' at a terminal or 'pallas-triage session start LOG'", dir);
 		goto out;
 	}
-	if (util_read_file(path, &b, SESSION_MAX_BYTES, err) < 0)
-		goto out;
-	if ((ret = session_parse(b.data, b.len, path, out, err)) < 0 && err) {
-		size_t n = strlen(err->msg);
+	/* A file too big to be a session is as broken as one that does not
+	 * parse; one that cannot be read (permissions) is not. */
+	if (util_read_file(path, &b, SESSION_MAX_BYTES, err) < 0) {
+		struct stat st;
 
-		snprintf(err->msg + n, sizeof(err->msg) - n, "; the file is kept: repair it, or "
-			 "move it aside with 'pallas-triage session reset'");
+		if (stat(path, &st) == 0 && (unsigned long long)st.st_size > SESSION_MAX_BYTES)
+			add_reset_hint(err);
+		goto out;
 	}
+	if ((ret = session_parse(b.data, b.len, path, out, err)) < 0)
+		add_reset_hint(err);
 out:
 	buf_release(&b);
 	free(path);

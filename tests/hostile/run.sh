@@ -218,10 +218,10 @@ head -c 3000 "$T/bin.log" >.pallas-triage/session.json
 bad_session "binary garbage" "invalid JSON"
 python3 -c "print('[' * 100000 + ']' * 100000)" >.pallas-triage/session.json
 bad_session "deep nesting" "session.json"
-# TODO(reliability): this message does not offer 'session reset' yet (session_load)
 head -c 17000000 /dev/zero >.pallas-triage/session.json
 pt session status
 expect "session: a 17 MB file" 3 "larger than"
+check "... offers 'session reset'" err_has "pallas-triage session reset"
 check "... keeps the file" test "$(wc -c <.pallas-triage/session.json)" -eq 17000000
 pt session reset
 check "session reset moves a damaged file aside (exit $rc)" test "$rc" -eq 0 -a -f .pallas-triage/archive/session-1.json
