@@ -5,36 +5,67 @@
 #include "pt/buf.h"
 #include "pt/term.h"
 
-static bool
-is_control(unsigned char c)
+/*
+ * How many bytes at s[i] must be escaped (0: none). Controls are C0 and
+ * DEL; C1 controls both as UTF-8 (U+0080..U+009F, "\xc2\x80".."\xc2\x9f")
+ * and as raw bytes 0x80..0x9f outside a valid UTF-8 sequence, which an
+ * 8-bit terminal takes as controls (0x9b is CSI). Valid UTF-8 passes.
+ */
+static size_t
+unsafe_len(const unsigned char *s, size_t len, size_t i, size_t *skip)
 {
-	return (c < 0x20 && c != '\t') || c == 0x7f;
+	unsigned c = s[i];
+	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+
+	*skip = 1;
+	if ((c < 0x20 && c != '\t') || c == 0x7f)
+		return 1;
+	if (c < 0x80)
+		return 0;
+	if (c >= 0xc2 && c <= 0xf4 && len - i >= n) {
+		size_t k = 1;
+
+		while (k < n && (s[i + k] & 0xc0) == 0x80)
+			k++;
+		if (k == n) {
+			if (c == 0xc2 && s[i + 1] <= 0x9f)
+				return 2;
+			*skip = n;
+			return 0;
+		}
+	}
+	return c <= 0x9f;
 }
 
 static void
 escape_into(struct buf *b, const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+	const unsigned char *u = (const unsigned char *)s;
 
-		if (is_control(c))
-			buf_addf(b, "\\x%02x", c);
-		else
-			buf_addch(b, (char)c);
+	for (size_t i = 0, skip, n; i < len; i += n ? n : skip) {
+		n = unsafe_len(u, len, i, &skip);
+		if (n == 0)
+			buf_add(b, s + i, skip);
+		for (size_t k = 0; k < n; k++)
+			buf_addf(b, "\\x%02x", u[i + k]);
 	}
 }
 
 void
 term_put_untrusted(FILE *fp, const char *s, size_t len)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t start = 0;
 
-	for (size_t i = 0; i < len; i++)
-		if (is_control((unsigned char)s[i])) {
-			fwrite(s + start, 1, i - start, fp);
-			fprintf(fp, "\\x%02x", (unsigned char)s[i]);
-			start = i + 1;
-		}
+	for (size_t i = 0, skip, n; i < len; i += n ? n : skip) {
+		n = unsafe_len(u, len, i, &skip);
+		if (n == 0)
+			continue;
+		fwrite(s + start, 1, i - start, fp);
+		for (size_t k = 0; k < n; k++)
+			fprintf(fp, "\\x%02x", u[i + k]);
+		start = i + n;
+	}
 	fwrite(s + start, 1, len - start, fp);
 }
 

@@ -19,7 +19,11 @@
 #define TERM_DIM "\033[2m"
 #define TERM_RESET "\033[0m"
 
-/* Write s[0..len) with control bytes (except tab) shown as \xNN. */
+/*
+ * Write s[0..len) with control characters shown as \xNN: C0 (except tab),
+ * DEL, and C1 whether UTF-8 encoded or as raw bytes outside valid UTF-8.
+ * Valid UTF-8 text is written as it is.
+ */
 void term_put_untrusted(FILE *fp, const char *s, size_t len);
 /* Same, highlighting [hs, he) with `color` when color is non-NULL. */
 void term_put_highlight(FILE *fp, const char *s, size_t len, size_t hs, size_t he, const char *color);
