@@ -205,6 +205,35 @@ classifier_free(struct classifier *c)
 	free(c);
 }
 
+/*
+ * A copy of s[0..len) as a C string: each NUL becomes U+FFFD, so the text
+ * after it is not lost, and the offsets *ms, *me move with it.
+ */
+static char *
+dup_visible(const char *s, size_t len, size_t *ms, size_t *me)
+{
+	size_t nuls = 0, ms0 = *ms, me0 = *me;
+	char *out, *o;
+
+	for (size_t i = 0; i < len; i++)
+		nuls += s[i] == '\0';
+	if (nuls == 0)
+		return xstrndup(s, len);
+	o = out = xmalloc(len + 2 * nuls + 1);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '\0') {
+			*o++ = s[i];
+			continue;
+		}
+		memcpy(o, "\xef\xbf\xbd", 3);
+		o += 3;
+		*ms += i < ms0 ? 2 : 0;
+		*me += i < me0 ? 2 : 0;
+	}
+	*o = '\0';
+	return out;
+}
+
 static void
 record_hit(struct classifier *c, const struct pattern *p, const char *subj, size_t len,
 	   size_t lineno, size_t ms, size_t me)
@@ -216,9 +245,9 @@ record_hit(struct classifier *c, const struct pattern *p, const char *subj, size
 	st->hit = true;
 	c->nhit++;
 	st->line = lineno;
-	st->text = xstrndup(subj, keep);
 	st->mstart = ms < keep ? ms : keep;
 	st->mend = me < keep ? me : keep;
+	st->text = dup_visible(subj, keep, &st->mstart, &st->mend);
 	snap_copy(&st->where, &c->last_frame);
 	if (!st->where.file)
 		c->waiting[c->nwaiting++] = p->index;

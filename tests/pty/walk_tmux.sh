@@ -16,9 +16,13 @@ export PALLAS_TRIAGE_NOW=2026-01-02T03:04:05Z
 sock="pt-walk-$$"
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+# A session that lives as long as the test: killing the last session ends
+# the tmux server, and a new-session racing that exit can fail, which
+# showed as an empty screen and a 30 s timeout on a loaded machine.
+tm new-session -d -s keeper 'sleep 3600'
 
 screen() { tm capture-pane -p -J -S -300 -t walk 2>/dev/null; }
-# wait_for TEXT [N]: until the screen shows TEXT on N lines (default 1); 10 s at most
+# wait_for TEXT [N]: until the screen shows TEXT on N lines (default 1); 30 s at most
 wait_for() {
 	i=0
 	while [ $i -lt 600 ]; do	# 30 s: a loaded CI machine can be slow to start the first prompt

@@ -204,6 +204,25 @@ test_long_line_any_chunking(const struct ruleset *rs)
 	free(log);
 }
 
+/* A NUL in an evidence line shows as U+FFFD; the text after it is kept. */
+static void
+test_nul_in_evidence(const struct ruleset *rs)
+{
+	static const char log[] = "x\0y RACE DETECTED z\0w\n";
+	struct verdict v;
+
+	classify_text(rs, log, sizeof(log) - 1, &v);
+	CHECK_INTEQ(v.cls, CLASS_SYNCHRONIZATION);
+	CHECK_INTEQ(v.nev, 1);
+	if (v.nev == 1) {
+		const struct evidence *e = &v.ev[0];
+
+		CHECK_STREQ(e->text, "x\xef\xbf\xbdy RACE DETECTED z\xef\xbf\xbdw");
+		CHECK(e->mend > e->mstart && strncmp(e->text + e->mstart, "RACE DETECTED", 13) == 0);
+	}
+	verdict_release(&v);
+}
+
 static void
 test_tie_and_match_limit(const struct ruleset *rs)
 {
@@ -235,6 +254,7 @@ main(void)
 	test_none_makes_unknown(rs);
 	test_chunk_invariance(rs);
 	test_long_line_any_chunking(rs);
+	test_nul_in_evidence(rs);
 	test_decorations(rs);
 	test_wrapped(rs);
 	test_hostile_bytes(rs);
