@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,8 @@ struct scout *
 scout_start(int fd, off_t base, uint64_t size, struct litset *ls)
 {
 	struct scout *s = xcalloc(1, sizeof(*s));
+	sigset_t all, old;
+	bool started;
 
 	s->fd = fd;
 	s->base = base;
@@ -161,7 +164,12 @@ scout_start(int fd, off_t base, uint64_t size, struct litset *ls)
 	s->next_claim = 1;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
-	if (pthread_create(&s->th, NULL, scout_main, s) != 0) {
+	/* Signals are the caller's business: the thread starts with all blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	started = pthread_create(&s->th, NULL, scout_main, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started) {
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
 		litset_free(ls);
