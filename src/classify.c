@@ -53,7 +53,8 @@ struct pat_state {
 
 struct classifier {
 	const struct ruleset *rs;
-	struct litset *ls;
+	struct litset *ls;          /* our own prefilter, or NULL while we use a shared one */
+	const struct litset *pf;    /* the prefilter in use: ls, or the shared one */
 	size_t npat;                /* pattern ids are 0..npat-1; aux ids follow */
 	size_t *always;             /* patterns with no usable literal: tried on every line */
 	size_t nalways;
@@ -132,14 +133,15 @@ add_pattern_literals(struct classifier *c, struct litset *ls, const struct patte
 {
 	bool usable = p->lits && p->lits[0];
 
+	/* ls NULL: only find out whether the pattern runs on every line. */
 	for (char **l = p->lits; usable && *l; l++)
 		if (strlen(*l) < RULE_MIN_LITERAL)
 			usable = false;
 	if (!usable && p->rule && p->rule->literals)
-		for (char **d = p->rule->literals; *d; d++)
+		for (char **d = p->rule->literals; ls && *d; d++)
 			litset_add(ls, *d, strlen(*d), (unsigned)p->index);
 	else if (usable)
-		for (char **l = p->lits; *l; l++)
+		for (char **l = p->lits; ls && *l; l++)
 			litset_add(ls, *l, strlen(*l), (unsigned)p->index);
 	else if (first)
 		c->always[c->nalways++] = p->index;
@@ -152,18 +154,22 @@ add_aux_literals(struct classifier *c, struct litset *ls)
 		litset_add(ls, aux_literals[i], strlen(aux_literals[i]), (unsigned)(c->npat + i));
 }
 
-struct classifier *
-classifier_new(const struct ruleset *rs)
+/* shared: a built prefilter of every pattern to use until a rebuild, or NULL. */
+static struct classifier *
+classifier_create(const struct ruleset *rs, const struct litset *shared)
 {
 	struct classifier *c = xcalloc(1, sizeof(*c));
 
 	c->rs = rs;
 	c->npat = rs->npatterns;
-	c->ls = litset_new();
+	c->ls = shared ? NULL : litset_new();
+	c->pf = shared ? shared : c->ls;
 	c->always = xcalloc(c->npat + 1, sizeof(*c->always));
 	for (size_t i = 0; i < c->npat; i++)
 		add_pattern_literals(c, c->ls, rs->patterns[i], true);
-	add_aux_literals(c, c->ls);
+	if (c->ls)
+		add_aux_literals(c, c->ls);
+	c->built = shared != NULL;
 	c->hits_len = (c->npat + AUX_COUNT + 7) / 8;
 	c->hits = xcalloc(c->hits_len, 1);
 	c->ids = xcalloc(c->npat + AUX_COUNT, sizeof(*c->ids));
@@ -175,6 +181,24 @@ classifier_new(const struct ruleset *rs)
 	c->scout_fd = -1;
 	c->map_from = SIZE_MAX;
 	return c;
+}
+
+struct classifier *
+classifier_new(const struct ruleset *rs)
+{
+	return classifier_create(rs, NULL);
+}
+
+struct litset *
+classify_prefilter_new(const struct ruleset *rs)
+{
+	struct classifier *c = classifier_create(rs, NULL);
+	struct litset *ls = c->ls;
+
+	litset_build(ls, NULL, 0);
+	c->ls = NULL;
+	classifier_free(c);
+	return ls;
 }
 
 void
@@ -407,6 +431,7 @@ rebuild_prefilter(struct classifier *c)
 	litset_free(c->ls);
 	c->ls = new_prefilter(c);
 	litset_build(c->ls, c->win, c->win_len);
+	c->pf = c->ls;
 	c->built_nhit = c->nhit;
 	if (c->scout) {
 		struct litset *twin = new_prefilter(c);
@@ -424,7 +449,7 @@ process_line(struct classifier *c, struct line_ctx *l, const char *raw, size_t r
 	bool useful = false;
 
 	memset(c->hits, 0, c->hits_len);
-	litset_line_hits(c->ls, raw, rawlen, c->hits);
+	litset_line_hits(c->pf, raw, rawlen, c->hits);
 	for (size_t byte = 0; byte < c->hits_len; byte++)
 		for (unsigned bit = 0; c->hits[byte] && bit < 8; bit++)
 			if (c->hits[byte] & (1u << bit))
@@ -550,7 +575,7 @@ next_hit(struct classifier *c, size_t pos, size_t region_end)
 	if (c->nalways)
 		return pos;
 	if (!c->scout || pos < c->map_from)
-		return litset_find(c->ls, c->win, region_end, pos, NULL);
+		return litset_find(c->pf, c->win, region_end, pos, NULL);
 	f = pos + c->map_delta;
 	fend = region_end + c->map_delta;
 	while (f < fend) {
@@ -561,7 +586,7 @@ next_hit(struct classifier *c, size_t pos, size_t region_end)
 		case SCOUT_FOUND:
 			return (size_t)(at - c->map_delta);
 		case SCOUT_YOURS:
-			w = litset_find_range(c->ls, c->win, region_end, (size_t)(f - c->map_delta),
+			w = litset_find_range(c->pf, c->win, region_end, (size_t)(f - c->map_delta),
 					      (size_t)(covered - c->map_delta), NULL);
 			if (w < region_end)
 				return w;
@@ -789,7 +814,7 @@ start_scout(struct classifier *c)
 {
 	struct litset *twin;
 
-	if (c->nalways || litset_has_byte(c->ls, '\n'))
+	if (c->nalways || litset_has_byte(c->pf, '\n'))
 		return;
 	twin = new_prefilter(c);
 	litset_build(twin, c->win, c->win_len);
@@ -867,12 +892,12 @@ want_scout(struct classifier *c, int fd, unsigned threads)
 }
 
 int
-classify_fd(const struct ruleset *rs, int fd, const char *name, unsigned threads,
+classify_fd(const struct ruleset *rs, int fd, const char *name, const struct classify_opts *o,
 	    struct verdict *v, struct pt_err *err)
 {
-	struct classifier *c = classifier_new(rs);
+	struct classifier *c = classifier_create(rs, o ? o->prefilter : NULL);
 
-	want_scout(c, fd, threads);
+	want_scout(c, fd, o ? o->threads : 0);
 	for (;;) {
 		size_t space;
 		char *dst = window_space(c, &space);

@@ -134,7 +134,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 				       "the log and --answers cannot both come from standard input");
 	if ((fd = open_log(path, &name, &err)) < 0)
 		return pt_report(&err);
-	rc = classify_fd(ctx->rules, fd, name, util_threads(), &v, &err);
+	rc = classify_fd(ctx->rules, fd, name, &(struct classify_opts){ .threads = util_threads() }, &v, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (rc < 0)

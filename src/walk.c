@@ -411,7 +411,8 @@ walk_classify_path(const struct ruleset *rs, const char *path, struct verdict *v
 
 	if (fd < 0)
 		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
-	rc = classify_fd(rs, fd, in ? "<stdin>" : path, util_threads(), v, err);
+	rc = classify_fd(rs, fd, in ? "<stdin>" : path, &(struct classify_opts){ .threads = util_threads() },
+			 v, err);
 	if (!in)
 		close(fd);
 	return rc;

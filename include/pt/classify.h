@@ -86,14 +86,28 @@ const struct vars *classifier_captures(const struct classifier *c, const struct 
 /* The environment facts read from the log; borrowed like classifier_captures(). */
 const struct vars *classifier_env(const struct classifier *c);
 
-/*
- * Read and classify a whole file descriptor in 128 KiB pieces. threads: 1
- * reads alone; 0 (one per core, at most 2) or 2 lets a big regular file
- * (32 MiB or more) be prefiltered ahead by a second thread (pt/scout.h).
- * The verdict is the same either way.
- */
-int classify_fd(const struct ruleset *rs, int fd, const char *name, unsigned threads,
+struct litset;
+
+struct classify_opts {
+	/* 1 reads alone; 0 (one per core, at most 2) or 2 lets a big regular
+	 * file (32 MiB or more) be prefiltered ahead by a second thread
+	 * (pt/scout.h). The verdict is the same either way. */
+	unsigned threads;
+	/* A prefilter from classify_prefilter_new() to start from, shared
+	 * read-only (by threads too), or NULL to build one for this log. */
+	const struct litset *prefilter;
+};
+
+/* Read and classify a whole file descriptor in 128 KiB pieces; o may be
+ * NULL (threads 0, no shared prefilter). */
+int classify_fd(const struct ruleset *rs, int fd, const char *name, const struct classify_opts *o,
 		struct verdict *v, struct pt_err *err);
+/*
+ * The prefilter of every pattern of rs, built without a sample of a log:
+ * for many logs to share (building it is most of the time on a small log).
+ * Returns a new set; free it with litset_free() after the last classify_fd().
+ */
+struct litset *classify_prefilter_new(const struct ruleset *rs);
 /* Classify a log held in memory. */
 void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct verdict *v);
 

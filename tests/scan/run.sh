@@ -62,6 +62,19 @@ $PT scan $R -j 1 "$D" >"$T/s1.out" 2>/dev/null
 check "jsonl is the same with 1 and 2 jobs" cmp -s "$T/j.out" "$T/j1.out"
 check "summary is the same with 1 and 2 jobs" cmp -s "$T/sum.out" "$T/s1.out"
 
+# each log's line is what triaging that log alone prints (scan starts every
+# log from one prefilter built per worker; triage builds its own)
+check "jsonl: each log as triage --json sees it" python3 - "$T/j.out" "$PT" $R <<'PY'
+import json, subprocess, sys
+path, pt, rules = sys.argv[1], sys.argv[2], sys.argv[3:]
+keys = ["class", "rule", "fingerprint", "confidence", "evidence", "values", "lines"]
+for line in open(path):
+    o = json.loads(line)
+    r = subprocess.run([pt, *rules, "--json", o["source"]], capture_output=True, text=True)
+    t = json.loads(r.stdout)
+    assert all(o[k] == t[k] for k in keys), o["source"]
+PY
+
 # files and directories mixed, in argument order
 $PT scan $R --jsonl "$D/b/job-7.log" "$D/a/deep" >"$T/mix.out" 2>/dev/null
 check "files and directories mixed" sh -c "python3 -c 'import json,sys; print(\" \".join(json.loads(l)[\"class\"] for l in open(sys.argv[1])))' '$T/mix.out' |
