@@ -262,10 +262,35 @@ note_attempt(struct session *s, const struct run_args *a, const struct run_recor
 }
 
 /* Record the attempt (or the sweep's ruled-out entry) and save. */
+/*
+ * Save the run's output as the attempt's log, under the name a pasted log
+ * gets in a walk. Returns the path (free() it), or NULL when there is
+ * nothing to save or it could not be saved (a warning says why: the
+ * attempt is recorded all the same).
+ */
+static char *
+save_output(const struct session *s, const struct buf *out)
+{
+	struct pt_err err = PT_ERR_INIT;
+	char *path;
+
+	if (!out->len)
+		return NULL;
+	path = xasprintf("%s/logs/attempt-%zu.log", SESSION_DIR, s->nattempts + 1);
+	if (util_mkdirs(SESSION_DIR "/logs", &err) < 0 ||
+	    util_write_atomic(path, out->data, out->len, &err) < 0) {
+		pt_warn("the run's output was not saved: %s", err.msg);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 static int
 session_conclude(struct run_session *rsn, const struct run_args *a, const struct ruleset *rs,
 		 const struct verdict *v, bool passed, const struct run_record *r, size_t n,
-		 const struct repeat_cmp *cmp, const struct sweep_verdict *sv, struct pt_err *err)
+		 const struct repeat_cmp *cmp, const struct sweep_verdict *sv,
+		 const struct buf *out, struct pt_err *err)
 {
 	struct session *s = rsn->s;
 	sigset_t block, old;
@@ -289,9 +314,13 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 		}
 	} else if (rsn->rung) {
 		struct attempt_in in = { rsn->rung, a->change, run_attempt_result(s, passed, v), NULL };
+		char *log = save_output(s, out);
+		int rec;
 
-		if (session_record(s, rs, &in, in.result == RESULT_NEW ? v : NULL, now, &rsn->nw,
-				   err) < 0)
+		in.log = log;
+		rec = session_record(s, rs, &in, in.result == RESULT_NEW ? v : NULL, now, &rsn->nw, err);
+		free(log);
+		if (rec < 0)
 			goto out;
 		note_attempt(s, a, r, n, cmp);
 		rsn->recorded = true;
@@ -349,9 +378,17 @@ session_release(struct run_session *rsn)
 
 /* ------------------------------------------------------------ running */
 
-/* Both classifiers see every line: the one of this run, and the one of all runs. */
+/* A recorded attempt keeps the output of its (last) run, up to this much. */
+#define RUN_KEEP_MAX ((size_t)16 << 20)
+
+/*
+ * Both classifiers see every line: the one of this run, and the one of all
+ * runs; keep (NULL when nothing is recorded) collects the output to save.
+ */
 struct feed {
 	struct classifier *all, *one;
+	struct buf *keep;
+	bool *cut;
 };
 
 static void
@@ -362,6 +399,10 @@ feed(void *arg, const char *data, size_t len)
 	classifier_feed(f->all, data, len);
 	if (f->one)
 		classifier_feed(f->one, data, len);
+	if (f->keep && !*f->cut && buf_add(f->keep, data, len) < 0) {
+		buf_add(f->keep, data, RUN_KEEP_MAX - f->keep->len);
+		*f->cut = true;
+	}
 }
 
 static char *
@@ -388,6 +429,9 @@ struct runs {
 	struct run_record *rec;
 	size_t n, done;
 	int interrupted;            /* the signal, or 0 */
+	struct buf out;             /* the last run's output, when an attempt is recorded */
+	bool out_cut;               /* ... cut at RUN_KEEP_MAX */
+	bool keep;
 };
 
 /* Run the command n times; records what each run showed. */
@@ -400,7 +444,8 @@ run_all(const struct run_args *a, const struct ruleset *rs, struct classifier *a
 
 	for (size_t i = 0; i < rn->n && ret == 0; i++) {
 		const char *level = a->sweep ? run_precision_levels[i] : NULL;
-		struct feed f = { all, rn->n > 1 ? classifier_new(rs) : NULL };
+		struct feed f = { all, rn->n > 1 ? classifier_new(rs) : NULL,
+				  rn->keep ? &rn->out : NULL, &rn->out_cut };
 		char *assign = level ? xasprintf("%s=%s", RUN_PRECISION_ENV, level) : NULL;
 		char *set[3] = { NULL, NULL, NULL };
 		char **env = NULL;
@@ -423,6 +468,8 @@ run_all(const struct run_args *a, const struct ruleset *rs, struct classifier *a
 			set[nset++] = assign;
 		env = runner_env_with(set);
 		o.envp = env;
+		buf_reset(&rn->out);
+		rn->out_cut = false;
 		if (rn->n > 1 && !a->quiet) {
 			fprintf(stderr, "pallas-triage: run %zu of %zu", i + 1, rn->n);
 			if (level)
@@ -733,6 +780,8 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 		goto fail;
 	rn.n = a.sweep ? RUN_NLEVELS : a.repeat;
 	rn.rec = xcalloc(rn.n, sizeof(*rn.rec));
+	rn.keep = rsn.s && rsn.rung && !a.sweep;
+	buf_init(&rn.out, RUN_KEEP_MAX);
 	all = classifier_new(ctx->rules);
 	if (run_all(&a, ctx->rules, all, &rn, &err) < 0)
 		goto fail;     /* cannot be started: nothing is recorded */
@@ -753,7 +802,9 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 		run_record_fill(&rn.rec[0], &res, &v, NULL);
 	}
 	passed = all_passed(&rn);
-	if (session_conclude(&rsn, &a, ctx->rules, &v, passed, rn.rec, rn.done, &cmp, &sv,
+	if (rn.out_cut)
+		pt_warn("the output saved with the attempt is its first %zu MiB", RUN_KEEP_MAX >> 20);
+	if (session_conclude(&rsn, &a, ctx->rules, &v, passed, rn.rec, rn.done, &cmp, &sv, &rn.out,
 			     &err) < 0)
 		goto fail;
 	{
@@ -778,6 +829,7 @@ out:
 	for (size_t i = 0; i < rn.n; i++)
 		run_record_release(&rn.rec[i]);
 	free(rn.rec);
+	buf_release(&rn.out);
 	classifier_free(all);
 	sweep_verdict_release(&sv);
 	buf_release(&conclusion);

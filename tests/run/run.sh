@@ -292,16 +292,24 @@ pt run -- sh "$T/vmem.sh"
 check "the same failure is recorded as same" sh -c "test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['result'])\")\" = same"
 check "the attempt is on the next rung" has "^session: recorded attempt 1 of 10: capacity\.[a-z-]*: same$"
 check "the attempt notes the run" sh -c "grep -q 'pallas-triage run: exit 1' .pallas-triage/session.json"
+check "the run's output is saved as the attempt's log" sh -c \
+	"test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['log'])\")\" = .pallas-triage/logs/attempt-1.log &&
+	 grep -q 'Ran out of memory in memory space vmem' .pallas-triage/logs/attempt-1.log"
 
 pt run --timeout 1 -- sh "$T/hang.sh"
 check "a hang after a VMEM error is new" has "^session: recorded attempt 2 of 10: .*: new$"
 check "the class transition is shown" has "capacity/scoped-vmem -> synchronization/hang"
 
+check "the hang's output is attempt 2's log, ending with the hang" sh -c \
+	"tail -n 1 .pallas-triage/logs/attempt-2.log | grep -q 'hang: the command was still running after the 1 s'"
+
 pt run --no-record -- sh "$T/vmem.sh"
 check "--no-record records nothing" test "$(attempts)" = 2
+check "--no-record saves no log" test ! -e .pallas-triage/logs/attempt-3.log
 
 pt run --sweep-precision --quiet -- python3 "$T/precision.py"
 check "the sweep records no attempt" test "$(attempts)" = 2
+check "the sweep saves no log" test ! -e .pallas-triage/logs/attempt-3.log
 check "the sweep rules out a logic bug in the session" python3 -c "
 import json
 r = json.load(open('.pallas-triage/session.json'))['ruled_out']
