@@ -846,7 +846,7 @@ md_attempts(const struct report *r, FILE *fp)
 		if (r->att[i].note)
 			md_text(fp, r->att[i].note);
 		if (r->att[i].log) {
-			fputs(r->att[i].note ? ". New log: " : "new log: ", fp);
+			fputs(r->att[i].note ? ". Its log: " : "its log: ", fp);
 			md_code(fp, r->att[i].log, false);
 		}
 		fputs(".\n", fp);
