@@ -12,6 +12,7 @@
 #include "pt/cmd.h"
 #include "pt/cmd_packs.h"
 #include "pt/rules.h"
+#include "pt/packs.h"
 #include "pt/rules_check.h"
 #include "pt/xalloc.h"
 
@@ -24,7 +25,8 @@ static const struct cmd_entry rules_validate_entry = {
 	.name = "validate",
 	.usage = "rules validate [DIR]",
 	.summary = "check rule files against the schema and report every problem",
-	.help = "exit status: 0 valid, 1 problems found, 2 usage error\n",
+	.help = "without DIR: the rules in use, installed rule packs included\n"
+		"exit status: 0 valid, 1 problems found, 2 usage error\n",
 	.min_args = 0, .max_args = 1, .run = rules_validate_run,
 };
 
@@ -32,7 +34,8 @@ static const struct cmd_entry rules_test_entry = {
 	.name = "test",
 	.usage = "rules test [DIR]",
 	.summary = "run every rule's examples through the classifier",
-	.help = "prints each failing example and a final 'N passed, N failed' line\n"
+	.help = "prints each failing example and a final 'N passed, N failed' line;\n"
+		"without DIR: the rules in use, installed rule packs included\n"
 		"exit status: 0 all passed, 1 some failed, 3 the rules do not load\n",
 	.min_args = 0, .max_args = 1, .run = rules_test_run,
 };
@@ -87,7 +90,10 @@ parse_plain(const struct cmd_entry *e, int argc, char **argv, struct pt_ctx *ctx
 	return cmd_check_args(e, argc, optind);
 }
 
-/* Load DIR (or the located rules) with all diagnostics kept. */
+/*
+ * Load DIR, or the located rules and the installed packs (what triage
+ * uses), with all diagnostics kept.
+ */
 static struct ruleset *
 load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **dir_out, int *rc)
 {
@@ -107,6 +113,8 @@ load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **d
 		ruleset_free(rs);
 		return NULL;
 	}
+	if (!dir_arg && !d->nerrors)
+		packs_load(rs, d);
 	if (!d->nerrors)
 		ruleset_finish(rs, d);
 	return rs;

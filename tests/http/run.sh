@@ -124,6 +124,14 @@ d = json.load(open(sys.argv[1]))
 assert d["class"] == "layout", d["class"]
 assert any(e["rule"] == "team.splash-mask-mismatch" for e in d["evidence"]), d["evidence"]
 ' "$T/out"
+base_tests=$($PT rules test "$SRC/rules" | tail -n 1 | cut -d' ' -f1)
+base_rules=$($PT rules validate "$SRC/rules" | sed -E 's/.*: ([0-9]+) rules.*/\1/')
+t "rules test runs the pack's examples too" 0 $PTRUN rules test
+check "  ... more checks than the shipped rules alone" test "$(tail -n 1 "$T/out" | cut -d' ' -f1)" -gt "$base_tests"
+t "rules validate counts the pack" 0 $PTRUN rules validate
+has "  ... one more rule" "$T/out" ": $((base_rules + 1)) rules, "
+t "rules test DIR leaves packs out" 0 $PTRUN rules test "$SRC/rules"
+has "  ... the shipped rules' count" "$T/out" "$base_tests passed, 0 failed"
 t "fetch with the right --sha256 pins it" 0 $PTRUN rules fetch --allow-http --sha256 "$(sha_of "$PACKS/team.yaml" | tr a-f A-F)" "$U/packs/team.yaml"
 t "  ... sources shows the pin" 0 $PTRUN rules sources
 has "  ... as pinned" "$T/out" "(pinned)"
