@@ -86,7 +86,8 @@ explain_rule(const struct rule *r)
 static void
 explain_code(const struct ruleset *rs, const struct code_def *cd)
 {
-	printf("%s %s (%s)\n%s\n", cd->code, cd->name, class_name(cd->cls), cd->summary);
+	printf("%s%s%s (%s)\n%s\n", cd->code, cd->name ? " " : "", cd->name ? cd->name : "",
+	       class_name(cd->cls), cd->summary);
 	if (cd->link)
 		printf("see %s\n", cd->link);
 	for (size_t i = 0; i < rs->nrules; i++)

@@ -677,7 +677,7 @@ parse_codes_section(struct ruleset *rs, const struct ynode *list, const char *fi
 
 		if (cn->kind != YNODE_MAP || ynode_check_keys(cn, keys, file, "a code", d) < 0 ||
 		    ynode_want_str(cn, "code", true, &code, file, "a code", d) < 0 ||
-		    ynode_want_str(cn, "name", true, &name, file, "a code", d) < 0 ||
+		    ynode_want_str(cn, "name", false, &name, file, "a code", d) < 0 ||
 		    parse_class_field(cn, &c, true, file, "a code", d) < 0 ||
 		    ynode_want_str(cn, "summary", true, &summary, file, "a code", d) < 0 ||
 		    ynode_want_str(cn, "link", false, &link, file, "a code", d) < 0) {
@@ -694,7 +694,7 @@ parse_codes_section(struct ruleset *rs, const struct ynode *list, const char *fi
 		XGROW(rs->codes, rs->alloc_codes, rs->ncodes + 1);
 		cd = &rs->codes[rs->ncodes++];
 		cd->code = xstrdup(code);
-		cd->name = xstrdup(name);
+		cd->name = dup_or_null(name);
 		cd->cls = c;
 		cd->summary = xstrdup(summary);
 		cd->link = dup_or_null(link);

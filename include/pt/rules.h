@@ -98,7 +98,7 @@ struct ladder {
 };
 
 struct code_def {
-	char *code, *name, *summary, *link;
+	char *code, *name, *summary, *link;   /* name and link may be NULL */
 	enum pt_class cls;
 };
 

@@ -17,6 +17,9 @@ check "unknown exits 1" test "$(status $PT --no-input $L/unknown-plain.log)" = 1
 check "missing log exits 3" test "$(status $PT --no-input $T/nope.log)" = 3
 check "explain a class" sh -c "$PT explain capacity | grep -q 'fix ladder, cheapest first'"
 check "explain an error code" sh -c "$PT explain E1001 | grep -q 'capacity'"
+check "explain names a code only where a source does" sh -c \
+	"$PT explain E1001 | head -n 1 | grep -qx 'E1001 CompileTimeScopedVmemOom (capacity)' &&
+	 $PT explain E1002 | head -n 1 | grep -qx 'E1002 (unknown)'"
 check "explain a rule" sh -c "$PT explain \$($PT rules list --class layout | head -1 | cut -d' ' -f1) | grep -q 'patterns:'"
 check "explain nothing exits 2" test "$(status $PT explain no-such-thing)" = 2
 check "rules list --class filters" sh -c "! $PT rules list --class numerics | grep -qv ' numerics '"
