@@ -28,7 +28,7 @@ static int cmd_vmem_run(int argc, char **argv, struct pt_ctx *ctx);
 const struct cmd_entry cmd_vmem_entry = {
 	.name = "vmem",
 	.usage = "vmem --chip CHIP --block DIMS --dtype DTYPE [--buffers N] [--operands in:N,out:N] "
-		 "[--scratch DIMS[:DTYPE]]... [--limit SIZE] [--json]",
+		 "[--operand DIMS[:DTYPE]]... [--scratch DIMS[:DTYPE]]... [--limit SIZE] [--json]",
 	.summary = "compute a kernel's VMEM working set and, if it does not fit, what would",
 	.help =
 		"options:\n"
@@ -37,6 +37,10 @@ const struct cmd_entry cmd_vmem_entry = {
 		"  --dtype DTYPE         their dtype: float32, bf16, int8, ...\n"
 		"  --buffers N           buffers per input/output (default 2: double-buffering)\n"
 		"  --operands in:N,out:N how many inputs and outputs use the block (default in:1,out:1)\n"
+		"  --operand DIMS[:DTYPE] another input or output with a block of its own (a matmul's\n"
+		"                        weights, say), buffered like the others and kept as given\n"
+		"                        when the block is shrunk (dtype defaults to --dtype); repeat\n"
+		"                        for more\n"
 		"  --scratch DIMS[:DTYPE] a scratch buffer, allocated once (dtype defaults to --dtype);\n"
 		"                        repeat for more\n"
 		"  --limit SIZE          the scoped VMEM limit: 32M, 48MiB, 33554432 (K/M/G are powers\n"
@@ -179,6 +183,10 @@ print_usage(const struct vm_input *in, const struct vmem_usage *u)
 		printf("  outputs  %d x %d buffer%s x %s = %s\n", s->n_out, s->buffers,
 		       s->buffers == 1 ? "" : "s", sz(b->bytes),
 		       sz(b->bytes * (unsigned)s->n_out * (unsigned)s->buffers));
+	for (size_t i = 0; i < u->nother; i++) {
+		print_alloc_head("  operand ", &u->other[i], s->other[i].dtype, s->chip->lanes);
+		printf(": %d x %s = %s\n", s->buffers, sz(u->other[i].bytes), sz(u->other[i].total));
+	}
 	for (size_t i = 0; i < u->nscratch; i++) {
 		print_alloc_head("  scratch ", &u->scratch[i], s->scratch[i].dtype, s->chip->lanes);
 		printf(" = %s\n", sz(u->scratch[i].bytes));
@@ -334,7 +342,16 @@ json_usage(struct json *root, const struct vm_input *in, const struct vmem_usage
 	json_add_int(blk, "inputs", in->spec.n_in);
 	json_add_int(blk, "outputs", in->spec.n_out);
 	json_add_int(blk, "buffers", in->spec.buffers);
-	json_add_int(blk, "total_bytes", (long long)u->blocks_bytes);
+	json_add_int(blk, "total_bytes", (long long)u->block.total);
+	scr = json_add_array(root, "operands");
+	for (size_t i = 0; i < u->nother; i++) {
+		struct json *o = json_push_object(scr);
+
+		json_alloc(o, &u->other[i], in->spec.other[i].dtype);
+		json_add_int(o, "buffers", in->spec.buffers);
+		json_add_int(o, "total_bytes", (long long)u->other[i].total);
+	}
+	json_add_int(root, "operand_bytes", (long long)u->blocks_bytes);
 	scr = json_add_array(root, "scratch");
 	for (size_t i = 0; i < u->nscratch; i++)
 		json_alloc(json_push_object(scr), &u->scratch[i], in->spec.scratch[i].dtype);
@@ -418,13 +435,15 @@ print_json(const struct vm_input *in, const struct vm_result *r)
 
 /* ---- options ---- */
 
-enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_BUFFERS, OPT_OPERANDS, OPT_SCRATCH, OPT_LIMIT,
-       OPT_JSON };
+enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_BUFFERS, OPT_OPERANDS, OPT_OPERAND, OPT_SCRATCH,
+       OPT_LIMIT, OPT_JSON };
 
 struct vm_args {
 	const char *chip, *block, *dtype, *buffers, *operands, *limit;
 	const char *scratch[VMEM_MAX_SCRATCH];
 	size_t nscratch;
+	const char *other[VMEM_MAX_SCRATCH];
+	size_t nother;
 	bool json;
 };
 
@@ -474,6 +493,7 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct vm_args *a)
 		{ "dtype", required_argument, NULL, OPT_DTYPE },
 		{ "buffers", required_argument, NULL, OPT_BUFFERS },
 		{ "operands", required_argument, NULL, OPT_OPERANDS },
+		{ "operand", required_argument, NULL, OPT_OPERAND },
 		{ "scratch", required_argument, NULL, OPT_SCRATCH },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -491,6 +511,12 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct vm_args *a)
 		case OPT_OPERANDS: a->operands = optarg; break;
 		case OPT_LIMIT: a->limit = optarg; break;
 		case OPT_JSON: a->json = true; break;
+		case OPT_OPERAND:
+			if (a->nother == VMEM_MAX_SCRATCH)
+				return cmd_usage_error(&cmd_vmem_entry, "at most %d --operand blocks",
+						       VMEM_MAX_SCRATCH);
+			a->other[a->nother++] = optarg;
+			break;
 		case OPT_SCRATCH:
 			if (a->nscratch == VMEM_MAX_SCRATCH)
 				return cmd_usage_error(&cmd_vmem_entry, "at most %d --scratch buffers",
@@ -510,24 +536,24 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct vm_args *a)
 	return 0;
 }
 
+/* DIMS[:DTYPE] of --scratch or --operand (`opt`) into *out. */
 static int
-resolve_scratch(const char *arg, const struct chiptab *t, struct vmem_spec *s)
+resolve_extra(const char *opt, const char *arg, const struct chiptab *t,
+	      const struct dtype *dflt, struct vmem_scratch *out)
 {
 	const struct cmd_entry *e = &cmd_vmem_entry;
-	struct vmem_scratch *sc = &s->scratch[s->nscratch];
 	struct pt_err err = PT_ERR_INIT;
 	const char *colon = strrchr(arg, ':');
 	char dims[256];
 
 	if (strlen(arg) >= sizeof(dims))
-		return cmd_usage_error(e, "bad --scratch '%s': too long", arg);
+		return cmd_usage_error(e, "bad %s '%s': too long", opt, arg);
 	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
-	sc->dtype = colon ? chiptab_want_dtype(t, colon + 1, &err) : s->dtype;
-	if (!sc->dtype)
-		return cmd_usage_error(e, "bad --scratch '%s': %s", arg, err.msg);
-	if (shape_parse(&sc->shape, dims, false, &err) < 0)
-		return cmd_usage_error(e, "bad --scratch '%s': %s", arg, err.msg);
-	s->nscratch++;
+	out->dtype = colon ? chiptab_want_dtype(t, colon + 1, &err) : dflt;
+	if (!out->dtype)
+		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
+	if (shape_parse(&out->shape, dims, false, &err) < 0)
+		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
 	return 0;
 }
 
@@ -553,8 +579,11 @@ resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
 	if (a->operands && parse_operands(a->operands, &s->n_in, &s->n_out) < 0)
 		return cmd_usage_error(e, "--operands takes in:N,out:N (N from 0 to 64, not both 0), "
 				       "not '%s'", a->operands);
-	for (size_t i = 0; i < a->nscratch; i++)
-		if ((rc = resolve_scratch(a->scratch[i], t, s)) != 0)
+	for (size_t i = 0; i < a->nother; i++, s->nother++)
+		if ((rc = resolve_extra("--operand", a->other[i], t, s->dtype, &s->other[i])) != 0)
+			return rc;
+	for (size_t i = 0; i < a->nscratch; i++, s->nscratch++)
+		if ((rc = resolve_extra("--scratch", a->scratch[i], t, s->dtype, &s->scratch[i])) != 0)
 			return rc;
 	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))
 		return cmd_usage_error(e, "--limit takes a size such as 32M, 48MiB or 33554432, "

@@ -137,6 +137,16 @@ vmem_compute(const struct vmem_spec *s, struct vmem_usage *u, struct pt_err *err
 	if (alloc_compute(&u->block, &s->block, s->chip, s->dtype->bits, copies, err) < 0)
 		return -1;
 	u->blocks_bytes = u->block.total;
+	for (size_t i = 0; i < s->nother && i < VMEM_MAX_SCRATCH; i++) {
+		struct vmem_alloc *a = &u->other[u->nother++];
+
+		if (alloc_compute(a, &s->other[i].shape, s->chip, s->other[i].dtype->bits,
+				  (unsigned)s->buffers, err) < 0)
+			return -1;
+		u->blocks_bytes += a->total;
+		if (u->blocks_bytes > VMEM_MAX_BYTES)
+			return pt_err_set(err, PT_EXIT_USAGE, "the operands are too large");
+	}
 	for (size_t i = 0; i < s->nscratch && i < VMEM_MAX_SCRATCH; i++) {
 		struct vmem_alloc *a = &u->scratch[u->nscratch++];
 

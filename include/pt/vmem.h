@@ -49,13 +49,19 @@ struct vmem_scratch {
 	const struct dtype *dtype;      /* borrowed */
 };
 
-/* A kernel's VMEM allocations. All inputs and outputs share one block shape. */
+/*
+ * A kernel's VMEM allocations: n_in + n_out operands with the block being
+ * tuned, other operands with blocks of their own (kept as they are when
+ * the block shrinks), and scratch.
+ */
 struct vmem_spec {
 	const struct chip *chip;        /* borrowed */
 	struct shape block;
-	const struct dtype *dtype;      /* of every input and output block */
+	const struct dtype *dtype;      /* of the operands with that block */
 	int n_in, n_out;                /* operands with this block */
 	int buffers;                    /* buffers per operand: 2 = double-buffering (default) */
+	struct vmem_scratch other[VMEM_MAX_SCRATCH];    /* operands with their own block */
+	size_t nother;
 	struct vmem_scratch scratch[VMEM_MAX_SCRATCH];
 	size_t nscratch;
 };
@@ -73,9 +79,11 @@ struct vmem_alloc {
 
 struct vmem_usage {
 	struct vmem_alloc block;        /* one input/output block */
+	struct vmem_alloc other[VMEM_MAX_SCRATCH];      /* the other operands, with their buffers */
+	size_t nother;
 	struct vmem_alloc scratch[VMEM_MAX_SCRATCH];
 	size_t nscratch;
-	unsigned long long blocks_bytes;    /* all input and output buffers */
+	unsigned long long blocks_bytes;    /* all input and output buffers, other operands too */
 	unsigned long long scratch_bytes;
 	unsigned long long total;           /* the static lower bound */
 };
