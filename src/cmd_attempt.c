@@ -165,6 +165,7 @@ print_outcome(const struct session *s, const struct ruleset *rs, const struct se
 	walk_print_news(stdout, nw);
 	if (s->status != SESSION_IN_PROGRESS)
 		return;
+	walk_print_ask_again(stdout, s, rs, nw);
 	if ((n = session_plan(s, rs, &plan)) > 0) {
 		fputs("next:", stdout);
 		walk_print_rung(stdout, s, rs, plan[0]);

@@ -359,6 +359,7 @@ session_print(const struct run_session *rsn, const struct ruleset *rs)
 	if (!rsn->recorded && rsn->ruled_before == s->nruled)
 		fputs("session: nothing new to record\n", stdout);
 	walk_print_news(stdout, &rsn->nw);
+	walk_print_ask_again(stdout, s, rs, &rsn->nw);
 	if (s->status == SESSION_IN_PROGRESS && session_plan(s, rs, &plan) > 0) {
 		fputs("next:", stdout);
 		walk_print_rung(stdout, s, rs, plan[0]);

@@ -187,7 +187,7 @@ print_status(FILE *out, const struct session *s, const struct ruleset *rs)
 	if (s->report_md)
 		fprintf(out, "report: %s, %s\n", s->report_md, s->report_json ? s->report_json : "");
 	if (s->status == SESSION_IN_PROGRESS && s->interp == INTERP_UNASKED)
-		walk_print_interpret(out, rs, s->cls);
+		walk_print_interpret(out, rs, s->cls, session_class_changed(s));
 	if (s->status == SESSION_IN_PROGRESS && n)
 		walk_print_rung(out, s, rs, plan[0]);
 	free(plan);

@@ -619,6 +619,65 @@ record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 	free(plan);
 }
 
+bool
+session_class_changed(const struct session *s)
+{
+	for (size_t i = 0; i < s->nattempts; i++)
+		if (s->attempts[i].result == RESULT_NEW && s->attempts[i].cls_after != CLASS_UNKNOWN &&
+		    s->attempts[i].cls_after != s->attempts[i].cls_before)
+			return true;
+	return false;
+}
+
+static bool
+from_interpret(const struct ruled_out *r)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(partitions); i++)
+		if (strcmp(r->reason, partitions[i].reason) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The failure changed class. What interpret mode did was a fact about the
+ * old failure: its rulings go and the question is asked again. A ruling the
+ * new log contradicts (it shows the class) was an inference, and the log is
+ * evidence: it goes too. The attempt's note says what went.
+ */
+static void
+new_failure(struct session *s, struct attempt *a, enum pt_class before)
+{
+	struct buf note = BUF_INIT;
+	char lab[96];
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nruled; i++) {
+		struct ruled_out *r = &s->ruled[i];
+		bool shown = r->cls == s->cls &&
+			     (!r->subkind || (s->subkind && strcmp(r->subkind, s->subkind) == 0));
+
+		if (shown && !from_interpret(r))
+			buf_addf(&note, "%s%s had been ruled out (%s), but the new log shows it",
+				 note.len ? "; " : "", class_label(lab, sizeof(lab), r->cls, r->subkind),
+				 r->reason);
+		if (shown || from_interpret(r)) {
+			free(r->subkind);
+			free(r->reason);
+			continue;
+		}
+		s->ruled[k++] = *r;
+	}
+	s->nruled = k;
+	if (s->interp != INTERP_UNASKED) {
+		buf_addf(&note, "%sthe interpret-mode answer (%s) was about the %s failure: it is "
+			 "asked again for this one", note.len ? "; " : "", interp_answer_name(s->interp),
+			 class_name(before));
+		s->interp = INTERP_UNASKED;
+	}
+	a->note = note.len ? buf_detach(&note, NULL) : NULL;
+	buf_release(&note);
+}
+
 static void
 record_new(struct session *s, struct attempt *a, const struct verdict *nv,
 	   struct session_news *nw)
@@ -636,12 +695,16 @@ record_new(struct session *s, struct attempt *a, const struct verdict *nv,
 		a->note = xasprintf("the new log shows no recognised Pallas failure; the walk stays "
 				    "on the %s ladder", class_name(s->cls));
 	} else {
+		enum pt_class before = s->cls;
+
 		a->cls_after = nv->cls;
 		a->subkind_after = xstrdup_or_null(nv->subkind);
 		a->fingerprint = xstrdup_or_null(nv->fingerprint);
 		set_current_from_verdict(s, nv);
 		snprintf(why, sizeof(why), "attempt %d", a->n);
 		move_to(s, nv->cls, nv->subkind, "class changed", why, nw);
+		if (nv->cls != before)
+			new_failure(s, a, before);
 	}
 	if (a->note)
 		news_add(nw, "%s", a->note);

@@ -152,12 +152,25 @@ walk_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 }
 
 void
-walk_print_interpret(FILE *out, const struct ruleset *rs, enum pt_class c)
+walk_print_ask_again(FILE *out, const struct session *s, const struct ruleset *rs,
+		     const struct session_news *nw)
+{
+	if (s->status != SESSION_IN_PROGRESS || s->interp != INTERP_UNASKED ||
+	    !(nw->flags & NEWS_CLASS))
+		return;
+	walk_print_interpret(out, rs, s->cls, true);
+	fputs("  answer with 'pallas-triage attempt --interpret yes|no|skip' (a walk asks it "
+	      "itself)\n", out);
+}
+
+void
+walk_print_interpret(FILE *out, const struct ruleset *rs, enum pt_class c, bool again)
 {
 	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
 
-	fputs("\nbefore any edit: does the failure reproduce under interpret mode?\n"
-	      "  It splits the problem: a failure that reproduces on CPU is a logic or indexing\n"
+	fputs(again ? "\nthe failure changed class: does the new one reproduce under interpret mode?\n"
+		    : "\nbefore any edit: does the failure reproduce under interpret mode?\n", out);
+	fputs("  It splits the problem: a failure that reproduces on CPU is a logic or indexing\n"
 	      "  bug, or a race; one that does not is layout, capacity or precision.\n", out);
 	if (c == CLASS_SYNCHRONIZATION)
 		fputs("  For a synchronization failure run the TPU simulation with the race detector:\n"
@@ -277,7 +290,7 @@ ask_interpret(struct walk *w, struct pt_err *err)
 	enum interp_answer a;
 	int end;
 
-	walk_print_interpret(w->out, w->ctx->rules, w->s->cls);
+	walk_print_interpret(w->out, w->ctx->rules, w->s->cls, session_class_changed(w->s));
 	fputs("  answer yes, no, or skip when you cannot run it now\n", w->out);
 	for (;;) {
 		if ((end = ask(w, "interpret> ", false)) != END_NONE)
@@ -726,8 +739,9 @@ walk_run(struct walk *w)
 		walk_print_news(w->out, &nw);
 		session_news_release(&nw);
 	}
+	/* A failure of another class is asked about again (session_record()). */
 	while (end == END_NONE && w->s->status == SESSION_IN_PROGRESS)
-		end = step(w, &err);
+		end = w->s->interp == INTERP_UNASKED ? ask_interpret(w, &err) : step(w, &err);
 	return walk_conclude(w, end, &err);
 }
 

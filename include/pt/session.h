@@ -211,6 +211,9 @@ int session_record(struct session *s, const struct ruleset *rs, const struct att
 		   const struct verdict *nv, const char *now, struct session_news *nw,
 		   struct pt_err *err);
 
+/* Did an attempt move the failure to another class? */
+bool session_class_changed(const struct session *s);
+
 /* After a class change or interpret answer: block the session if no rung is left. */
 void session_check_exhausted(struct session *s, const struct ruleset *rs, struct session_news *nw);
 

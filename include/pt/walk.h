@@ -80,7 +80,11 @@ int walk_classify_path(const struct ruleset *rs, const char *path, struct verdic
 void walk_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 		     const struct rung *r);
 /* Print the interpret-mode question's explanation and snippets for class c. */
-void walk_print_interpret(FILE *out, const struct ruleset *rs, enum pt_class c);
+void walk_print_interpret(FILE *out, const struct ruleset *rs, enum pt_class c, bool again);
+/* After a class change that reset the interpret-mode answer (nw of that
+ * record): the question again, for commands that do not ask it. */
+void walk_print_ask_again(FILE *out, const struct session *s, const struct ruleset *rs,
+			  const struct session_news *nw);
 void walk_print_news(FILE *out, const struct session_news *nw);
 
 /*
