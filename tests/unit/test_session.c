@@ -9,6 +9,7 @@
 
 #include "pt/report.h"
 #include "pt/rules.h"
+#include "pt/run_eval.h"
 #include "pt/session.h"
 #include "test.h"
 
@@ -176,6 +177,61 @@ test_new_log(const struct ruleset *rs)
 	session_free(s);
 }
 
+/*
+ * A class change asks the interpret-mode question again: the old answer's
+ * rulings go, and so does a ruling the new log shows wrong.
+ */
+static void
+test_new_class_asks_again(const struct ruleset *rs)
+{
+	struct session_news nw = SESSION_NEWS_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	struct verdict logic, layout, prec;
+	const char *note;
+
+	fake_verdict(&logic, CLASS_NUMERICS, "logic", "numerics-3");
+	fake_verdict(&layout, CLASS_LAYOUT, "block-shape", "layout-2");
+	CHECK(session_interpret(s, INTERP_NO_REPRO, NULL, &err) == 0);
+	CHECK_INTEQ(s->nruled, 1);                  /* numerics/logic */
+	CHECK(!session_class_changed(s));
+	/* the same class again: nothing is reset */
+	CHECK(record(s, rs, "capacity.raise-limit", RESULT_SAME, NULL, &nw) == 0);
+	CHECK_INTEQ(s->interp, INTERP_NO_REPRO);
+	CHECK(record(s, rs, "capacity.halve-minor", RESULT_NEW, &logic, &nw) == 0);
+	CHECK_INTEQ(s->cls, CLASS_NUMERICS);
+	CHECK_INTEQ(s->interp, INTERP_UNASKED);
+	CHECK_INTEQ(s->nruled, 0);
+	CHECK(session_class_changed(s));
+	note = s->attempts[1].note;
+	CHECK(note && strstr(note, "interpret-mode answer (does-not-reproduce) was about the "
+			     "capacity failure"));
+	/* answered again: a second answer is allowed once, for the new failure */
+	CHECK(session_interpret(s, INTERP_REPRODUCES, NULL, &err) == 0);
+	CHECK(session_interpret(s, INTERP_REPRODUCES, NULL, &err) < 0);
+	CHECK_INTEQ(s->nruled, 3);                  /* layout, capacity, numerics/precision */
+	/* layout was ruled out by that answer; a layout log drops the answer's
+	 * rulings, and says the log showed a ruled-out class only when the ruling
+	 * was not the interpret answer's */
+	CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_NEW, &layout, &nw) == 0);
+	CHECK_INTEQ(s->cls, CLASS_LAYOUT);
+	CHECK_INTEQ(s->nruled, 0);
+	CHECK_INTEQ(s->interp, INTERP_UNASKED);
+	/* a ruling from evidence (a precision sweep) that a new log contradicts */
+	CHECK(run_rule_out(s, CLASS_NUMERICS, "precision", "the sweep says so"));
+	fake_verdict(&prec, CLASS_NUMERICS, "precision", "numerics-4");
+	CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_NEW, &prec, &nw) == 0);
+	CHECK_INTEQ(s->nruled, 0);
+	note = s->attempts[s->nattempts - 1].note;
+	CHECK(note && strstr(note, "numerics/precision had been ruled out (the sweep says so), "
+			     "but the new log shows it"));
+	vars_release(&prec.vars);
+	vars_release(&logic.vars);
+	vars_release(&layout.vars);
+	session_news_release(&nw);
+	session_free(s);
+}
+
 static void
 test_precision_rung(const struct ruleset *rs)
 {
@@ -283,6 +339,7 @@ main(void)
 	test_partition();
 	test_family_and_cap(rs);
 	test_new_log(rs);
+	test_new_class_asks_again(rs);
 	test_precision_rung(rs);
 	test_round_trip(rs);
 	test_bad_files();
