@@ -106,6 +106,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct walk_opts wo = { 0 };
+	struct classify_opts opts = { 0 };
 	struct verdict v;
 	const char *path, *name = NULL;
 	bool json = false, walk;
@@ -134,7 +135,8 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 				       "the log and --answers cannot both come from standard input");
 	if ((fd = open_log(path, &name, &err)) < 0)
 		return pt_report(&err);
-	rc = classify_fd(ctx->rules, fd, name, &(struct classify_opts){ .threads = util_threads() }, &v, &err);
+	opts.threads = util_threads();
+	rc = classify_fd(ctx->rules, fd, name, &opts, &v, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (rc < 0)

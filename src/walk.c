@@ -421,11 +421,11 @@ walk_classify_path(const struct ruleset *rs, const char *path, struct verdict *v
 {
 	bool in = strcmp(path, "-") == 0;
 	int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC), rc;
+	struct classify_opts opts = { .threads = util_threads() };
 
 	if (fd < 0)
 		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
-	rc = classify_fd(rs, fd, in ? "<stdin>" : path, &(struct classify_opts){ .threads = util_threads() },
-			 v, err);
+	rc = classify_fd(rs, fd, in ? "<stdin>" : path, &opts, v, err);
 	if (!in)
 		close(fd);
 	return rc;
