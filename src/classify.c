@@ -170,7 +170,8 @@ classifier_create(const struct ruleset *rs, const struct litset *shared)
 	if (c->ls)
 		add_aux_literals(c, c->ls);
 	c->built = shared != NULL;
-	c->hits_len = (c->npat + AUX_COUNT + 7) / 8;
+	/* whole 64-bit words, so that process_line() reads it a word at a time */
+	c->hits_len = (c->npat + AUX_COUNT + 63) / 64 * 8;
 	c->hits = xcalloc(c->hits_len, 1);
 	c->ids = xcalloc(c->npat + AUX_COUNT, sizeof(*c->ids));
 	c->waiting = xcalloc(c->npat + 1, sizeof(*c->waiting));
@@ -450,10 +451,13 @@ process_line(struct classifier *c, struct line_ctx *l, const char *raw, size_t r
 
 	memset(c->hits, 0, c->hits_len);
 	litset_line_hits(c->pf, raw, rawlen, c->hits);
-	for (size_t byte = 0; byte < c->hits_len; byte++)
-		for (unsigned bit = 0; c->hits[byte] && bit < 8; bit++)
-			if (c->hits[byte] & (1u << bit))
-				c->ids[nids++] = byte * 8 + bit;
+	for (size_t w = 0; w < c->hits_len; w += 8) {
+		uint64_t bits;
+
+		memcpy(&bits, c->hits + w, sizeof(bits));
+		for (; bits; bits &= bits - 1)
+			c->ids[nids++] = w * 8 + (size_t)__builtin_ctzll(bits);
+	}
 	/* Patterns first, so an evidence line is tied to the frame seen before it. */
 	for (size_t i = 0; i < nids; i++)
 		if (c->ids[i] < c->npat)
