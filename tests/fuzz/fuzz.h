@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the libFuzzer harnesses (tests/fuzz/fuzz_*.c): a sink for output
- * nobody reads, the source tree's paths, a deterministic PRNG, and FUZZ_FAIL
+ * nobody reads, the source tree's paths, the shipped rules, a deterministic PRNG, and FUZZ_FAIL
  * for a broken invariant (an abort, so libFuzzer saves the input as a crash).
  * Built by tests/fuzz/fuzz.sh; see docs/reliability.md.
  */
@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "pt/rules.h"
 
 #ifndef PT_SRCDIR
 #define PT_SRCDIR "."
@@ -35,6 +37,25 @@ fuzz_devnull(void)
 	if (!fp && !(fp = fopen("/dev/null", "w")))
 		abort();
 	return fp;
+}
+
+/* The shipped rules, loaded and finished; aborts (naming `who`) if they do
+ * not load, since every input would then be a false crash. */
+static inline struct ruleset *
+fuzz_shipped_rules(const char *who)
+{
+	struct ruleset *rs = ruleset_new();
+	struct diag d = DIAG_INIT;
+	struct pt_err err = PT_ERR_INIT;
+
+	if (ruleset_load_dir(rs, PT_SRCDIR "/rules", NULL, &d, &err) < 0 || d.nerrors ||
+	    ruleset_finish(rs, &d) < 0 || d.nerrors) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "%s: the shipped rules do not load: %s\n", who, err.msg);
+		abort();
+	}
+	diag_release(&d);
+	return rs;
 }
 
 /* FNV-1a of the input: a seed that makes every decision reproducible. */

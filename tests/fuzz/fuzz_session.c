@@ -21,19 +21,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct diag d = DIAG_INIT;
-	struct pt_err err = PT_ERR_INIT;
-
 	(void)argc;
 	(void)argv;
-	rs = ruleset_new();
-	if (ruleset_load_dir(rs, PT_SRCDIR "/rules", NULL, &d, &err) < 0 || d.nerrors ||
-	    ruleset_finish(rs, &d) < 0 || d.nerrors) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "fuzz_session: the shipped rules do not load: %s\n", err.msg);
-		abort();
-	}
-	diag_release(&d);
+	rs = fuzz_shipped_rules("fuzz_session");
 	return 0;
 }
 
