@@ -125,33 +125,45 @@ snap_copy(struct snap_frame *dst, const struct snap_frame *src)
 	dst->col = src->col;
 }
 
-/* Literals shorter than the prefilter's window, or none, leave only the
- * rule's declared literals; without those the pattern runs on every line. */
-static void
-add_pattern_literals(struct classifier *c, struct litset *ls, const struct pattern *p,
-		     bool first)
+/*
+ * Index pattern p's literals in ls (NULL: only find out). Literals shorter
+ * than the prefilter's window, or none, leave only the rule's declared
+ * literals; returns false when there are none either: the pattern must run
+ * on every line.
+ */
+static bool
+add_pattern_literals(struct litset *ls, const struct pattern *p)
 {
 	bool usable = p->lits && p->lits[0];
+	char **lits;
 
-	/* ls NULL: only find out whether the pattern runs on every line. */
 	for (char **l = p->lits; usable && *l; l++)
 		if (strlen(*l) < RULE_MIN_LITERAL)
 			usable = false;
-	if (!usable && p->rule && p->rule->literals)
-		for (char **d = p->rule->literals; ls && *d; d++)
-			litset_add(ls, *d, strlen(*d), (unsigned)p->index);
-	else if (usable)
-		for (char **l = p->lits; ls && *l; l++)
-			litset_add(ls, *l, strlen(*l), (unsigned)p->index);
-	else if (first)
-		c->always[c->nalways++] = p->index;
+	lits = usable ? p->lits : p->rule ? p->rule->literals : NULL;
+	if (!lits)
+		return false;
+	for (char **l = lits; ls && *l; l++)
+		litset_add(ls, *l, strlen(*l), (unsigned)p->index);
+	return true;
 }
 
-static void
-add_aux_literals(struct classifier *c, struct litset *ls)
+/*
+ * A prefilter (not built) of rs's patterns, those not hit yet when ps is
+ * given, plus the engine's own literals, whose ids follow the patterns'.
+ */
+static struct litset *
+prefilter_of(const struct ruleset *rs, const struct pat_state *ps)
 {
+	struct litset *ls = litset_new();
+
+	for (size_t i = 0; i < rs->npatterns; i++)
+		if (!ps || !ps[i].hit)
+			add_pattern_literals(ls, rs->patterns[i]);
 	for (size_t i = 0; i < AUX_COUNT; i++)
-		litset_add(ls, aux_literals[i], strlen(aux_literals[i]), (unsigned)(c->npat + i));
+		litset_add(ls, aux_literals[i], strlen(aux_literals[i]),
+			   (unsigned)(rs->npatterns + i));
+	return ls;
 }
 
 /* shared: a built prefilter of every pattern to use until a rebuild, or NULL. */
@@ -162,13 +174,12 @@ classifier_create(const struct ruleset *rs, const struct litset *shared)
 
 	c->rs = rs;
 	c->npat = rs->npatterns;
-	c->ls = shared ? NULL : litset_new();
+	c->ls = shared ? NULL : prefilter_of(rs, NULL);
 	c->pf = shared ? shared : c->ls;
 	c->always = xcalloc(c->npat + 1, sizeof(*c->always));
 	for (size_t i = 0; i < c->npat; i++)
-		add_pattern_literals(c, c->ls, rs->patterns[i], true);
-	if (c->ls)
-		add_aux_literals(c, c->ls);
+		if (!add_pattern_literals(NULL, rs->patterns[i]))
+			c->always[c->nalways++] = rs->patterns[i]->index;
 	c->built = shared != NULL;
 	/* whole 64-bit words, so that process_line() reads it a word at a time */
 	c->hits_len = (c->npat + AUX_COUNT + 63) / 64 * 8;
@@ -193,12 +204,9 @@ classifier_new(const struct ruleset *rs)
 struct litset *
 classify_prefilter_new(const struct ruleset *rs)
 {
-	struct classifier *c = classifier_create(rs, NULL);
-	struct litset *ls = c->ls;
+	struct litset *ls = prefilter_of(rs, NULL);
 
 	litset_build(ls, NULL, 0);
-	c->ls = NULL;
-	classifier_free(c);
 	return ls;
 }
 
@@ -402,19 +410,6 @@ run_aux(struct classifier *c, size_t aux, const struct line_ctx *l)
 	}
 }
 
-/* A prefilter for the patterns not hit yet, built on the window's bytes. */
-static struct litset *
-new_prefilter(struct classifier *c)
-{
-	struct litset *ls = litset_new();
-
-	for (size_t i = 0; i < c->npat; i++)
-		if (!c->ps[i].hit)
-			add_pattern_literals(c, ls, c->rs->patterns[i], false);
-	add_aux_literals(c, ls);
-	return ls;
-}
-
 /*
  * A pattern stops running after its first hit, but its literal keeps making
  * lines candidates: a tie pattern such as `kernel|pallas` would send every
@@ -430,12 +425,12 @@ rebuild_prefilter(struct classifier *c)
 	if (c->nhit == c->built_nhit)
 		return;
 	litset_free(c->ls);
-	c->ls = new_prefilter(c);
+	c->ls = prefilter_of(c->rs, c->ps);
 	litset_build(c->ls, c->win, c->win_len);
 	c->pf = c->ls;
 	c->built_nhit = c->nhit;
 	if (c->scout) {
-		struct litset *twin = new_prefilter(c);
+		struct litset *twin = prefilter_of(c->rs, c->ps);
 
 		litset_build(twin, c->win, c->win_len);
 		scout_update(c->scout, twin);
@@ -820,7 +815,7 @@ start_scout(struct classifier *c)
 
 	if (c->nalways || litset_has_byte(c->pf, '\n'))
 		return;
-	twin = new_prefilter(c);
+	twin = prefilter_of(c->rs, c->ps);
 	litset_build(twin, c->win, c->win_len);
 	c->scout = scout_start(c->scout_fd, c->scout_base, c->scout_size, twin);
 }
