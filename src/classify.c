@@ -18,6 +18,7 @@
 
 #include "pt/buf.h"
 #include "pt/classify.h"
+#include "pt/engine.h"
 #include "pt/ingest.h"
 #include "pt/litset.h"
 #include "pt/match.h"
@@ -36,19 +37,6 @@
 enum { AUX_PY_FRAME, AUX_LOC, AUX_TRACEBACK, AUX_ERROR, AUX_EXCEPTION, AUX_COUNT };
 static const char *const aux_literals[AUX_COUNT] = {
 	"File \"", "loc(", "Traceback (most recent call last)", "Error: ", "Exception: ",
-};
-
-struct snap_frame {
-	char *file, *func;
-	long line, col;
-};
-
-struct pat_state {
-	bool hit;
-	size_t line;
-	char *text;                 /* first hit line, capped at EVIDENCE_MAX_TEXT */
-	size_t mstart, mend;
-	struct snap_frame where;    /* the last user frame seen before the hit */
 };
 
 struct classifier {
@@ -95,6 +83,10 @@ struct classifier {
 	uint64_t scout_size;
 	size_t map_from;
 	uint64_t map_delta;
+
+	const char *assert_context, *assert_why;
+	bool *ctx_held;             /* after finish: per ruleset context */
+	double *ctx_score;
 };
 
 static void
@@ -188,6 +180,8 @@ classifier_create(const struct ruleset *rs, const struct litset *shared)
 	c->waiting = xcalloc(c->npat + 1, sizeof(*c->waiting));
 	c->ps = xcalloc(c->npat + 1, sizeof(*c->ps));
 	c->rcaps = xcalloc(rs->nrules + 1, sizeof(*c->rcaps));
+	c->ctx_held = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_held));
+	c->ctx_score = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_score));
 	c->win = xmalloc(WIN_SIZE);
 	c->noprev_at = SIZE_MAX;
 	c->scout_fd = -1;
@@ -229,6 +223,8 @@ classifier_free(struct classifier *c)
 	for (size_t i = 0; i < c->rs->nrules; i++)
 		vars_release(&c->rcaps[i]);
 	free(c->rcaps);
+	free(c->ctx_held);
+	free(c->ctx_score);
 	vars_release(&c->env);
 	free(c->win);
 	buf_release(&c->join);
@@ -896,6 +892,8 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 {
 	struct classifier *c = classifier_create(rs, o ? o->prefilter : NULL);
 
+	if (o && o->assert_context)
+		classifier_assert_context(c, o->assert_context, o->assert_why);
 	want_scout(c, fd, o ? o->threads : 0);
 	for (;;) {
 		size_t space;
@@ -928,293 +926,15 @@ classify_text(const struct ruleset *rs, const char *buf, size_t len, struct verd
 	classifier_free(c);
 }
 
-static bool
-rule_fired(const struct classifier *c, const struct rule *r)
-{
-	bool any = r->nany == 0;
-
-	for (size_t i = 0; i < r->npats; i++) {
-		const struct pattern *p = r->pats[i];
-		bool hit = c->ps[p->index].hit;
-
-		if (p->role == PAT_ANY && hit)
-			any = true;
-		else if (p->role == PAT_ALL && !hit)
-			return false;
-		else if (p->role == PAT_NONE && hit)
-			return false;
-	}
-	return any;
-}
-
-/* The rule's key line: its first `any` hit, else its first `all` hit. */
-static const struct pat_state *
-rule_key(const struct classifier *c, const struct rule *r)
-{
-	const struct pat_state *best = NULL;
-
-	for (int pass = 0; pass < 2 && !best; pass++)
-		for (size_t i = 0; i < r->npats; i++) {
-			const struct pattern *p = r->pats[i];
-			const struct pat_state *st = &c->ps[p->index];
-
-			if (!st->hit || p->role != (pass == 0 ? PAT_ANY : PAT_ALL))
-				continue;
-			if (!best || st->line < best->line)
-				best = st;
-		}
-	return best;
-}
-
-/* Strongest first; ties go to the earlier key line (the innermost cause
- * of a Python exception chain is printed first). */
-static int
-fired_cmp(const void *a, const void *b, void *ctx)
-{
-	const struct classifier *c = ctx;
-	const struct rule *ra = *(const struct rule *const *)a, *rb = *(const struct rule *const *)b;
-	const struct pat_state *ka = rule_key(c, ra), *kb = rule_key(c, rb);
-
-	if (ra->weight != rb->weight)
-		return rb->weight - ra->weight;
-	if (ka && kb && ka->line != kb->line)
-		return ka->line < kb->line ? -1 : 1;
-	return strcmp(ra->id, rb->id);
-}
-
-static void
-score_rules(struct classifier *c, struct verdict *v)
-{
-	const struct ruleset *rs = c->rs;
-
-	v->fired = xcalloc(rs->nrules + 1, sizeof(*v->fired));
-	for (size_t i = 0; i < rs->nrules; i++)
-		if (rule_fired(c, rs->rules[i]))
-			v->fired[v->nfired++] = rs->rules[i];
-	qsort_r(v->fired, v->nfired, sizeof(*v->fired), fired_cmp, c);
-	for (int k = 0; k < CLASS_COUNT; k++)
-		v->scores[k].score = 0.0;
-	for (size_t i = 0; i < v->nfired; i++) {
-		const struct rule *r = v->fired[i];
-		struct class_score *cs = &v->scores[r->cls];
-		const struct pat_state *key = rule_key(c, r);
-		double miss = 1.0 - cs->score;
-
-		cs->score = 1.0 - miss * (1.0 - r->weight / 100.0);
-		if (!cs->top_rule) {
-			cs->top_rule = r;
-			cs->top_weight = r->weight;
-		}
-		if (key && (!cs->first_line || key->line < cs->first_line))
-			cs->first_line = key->line;
-		cs->nrules++;
-	}
-}
-
-static bool
-class_beats(const struct class_score *a, const struct class_score *b)
-{
-	if (a->score != b->score)
-		return a->score > b->score;
-	if (a->top_weight != b->top_weight)
-		return a->top_weight > b->top_weight;
-	return a->first_line && (!b->first_line || a->first_line < b->first_line);
-}
-
-static void
-pick_winner(struct verdict *v)
-{
-	enum pt_class best = CLASS_COUNT, second = CLASS_COUNT;
-	double s1, s2;
-
-	for (int k = 0; k < CLASS_COUNT; k++) {
-		if (v->scores[k].nrules == 0)
-			continue;
-		if (best == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[best])) {
-			second = best;
-			best = (enum pt_class)k;
-		} else if (second == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[second]))
-			second = (enum pt_class)k;
-	}
-	v->cls = best == CLASS_COUNT ? CLASS_UNKNOWN : best;
-	v->runner_up = second;
-	v->top_rule = best == CLASS_COUNT ? NULL : v->scores[best].top_rule;
-	s1 = best == CLASS_COUNT ? 0.0 : v->scores[best].score;
-	s2 = second == CLASS_COUNT ? 0.0 : v->scores[second].score;
-	/* A clear winner keeps its own score; a close runner-up halves it at worst. */
-	v->confidence = s1 > 0 ? s1 * (1.0 - s2 / (2.0 * s1)) : 0.0;
-	for (size_t i = 0; v->top_rule && i < v->nfired; i++)
-		if (v->fired[i]->cls == v->cls && v->fired[i]->subkind) {
-			v->subkind = v->fired[i]->subkind;
-			break;
-		}
-}
-
-static int
-evidence_cmp(const void *a, const void *b)
-{
-	const struct evidence *ea = a, *eb = b;
-
-	if (ea->line != eb->line)
-		return ea->line < eb->line ? -1 : 1;
-	return strcmp(ea->rule->id, eb->rule->id);
-}
-
-static void
-collect_evidence(const struct classifier *c, struct verdict *v)
-{
-	size_t alloc = 0;
-
-	for (size_t i = 0; i < v->nfired && v->nev < CLASSIFY_MAX_EVIDENCE; i++) {
-		const struct rule *r = v->fired[i];
-		size_t first = v->nev;
-
-		for (size_t k = 0; k < r->npats && v->nev < CLASSIFY_MAX_EVIDENCE; k++) {
-			const struct pattern *p = r->pats[k];
-			const struct pat_state *st = &c->ps[p->index];
-			struct evidence *e;
-			bool seen = false;
-
-			if (!st->hit || p->role == PAT_NONE)
-				continue;
-			/* two patterns of one rule on one line are one piece of evidence */
-			for (size_t j = first; j < v->nev; j++)
-				seen |= v->ev[j].line == st->line;
-			if (seen)
-				continue;
-			XGROW(v->ev, alloc, v->nev + 1);
-			e = &v->ev[v->nev++];
-			e->line = st->line;
-			e->text = xstrdup(st->text);
-			e->mstart = st->mstart;
-			e->mend = st->mend;
-			e->rule = r;
-			e->role = p->role;
-		}
-	}
-	/* no evidence leaves v->ev NULL, and qsort(NULL, 0, ...) is undefined */
-	if (v->nev)
-		if (v->nev > 1)
-		qsort(v->ev, v->nev, sizeof(*v->ev), evidence_cmp);
-}
-
-/* Captures: the deciding rule's first, then its class's, then the rest;
- * environment facts after that, and the calculators' values last. */
-static void
-collect_vars(const struct classifier *c, struct verdict *v)
-{
-	if (v->top_rule)
-		vars_copy(&v->vars, &c->rcaps[v->top_rule->index], false);
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < v->nfired; i++)
-			if ((v->fired[i]->cls == v->cls) == (pass == 0))
-				vars_copy(&v->vars, &c->rcaps[v->fired[i]->index], false);
-	vars_copy(&v->vars, &c->env, false);
-	advice_derive(c->rs, &v->vars);
-	if (!vars_get(&v->vars, "chip") && vars_get(&v->vars, "chip_name"))
-		vars_set(&v->vars, "chip", vars_get(&v->vars, "chip_name"), false);
-}
-
-static void
-set_location(const struct classifier *c, struct verdict *v)
-{
-	const struct snap_frame *f = NULL;
-	const char *how = NULL;
-	const struct pat_state *key = v->top_rule ? rule_key(c, v->top_rule) : NULL;
-
-	if (c->loc_frame.file) {
-		f = &c->loc_frame;
-		how = "loc";
-	} else if (key && key->where.file) {
-		f = &key->where;
-		how = "traceback";
-	} else if (c->last_frame.file) {
-		f = &c->last_frame;
-		how = "traceback";
-	}
-	if (!f)
-		return;
-	v->loc.file = xstrdup(f->file);
-	v->loc.func = f->func ? xstrdup(f->func) : NULL;
-	v->loc.line = f->line;
-	v->loc.col = f->col;
-	v->loc.how = how;
-}
-
-/* A path starts at "/x" or "~/" after a separator, not at " / " in "12 / 4096". */
-static bool
-starts_path(const char *text, const char *p)
-{
-	unsigned char next;
-
-	if (!(p[0] == '/' || (p[0] == '~' && p[1] == '/')))
-		return false;
-	/* only now is p[2] known to be inside the string (a line may end in "~") */
-	next = (unsigned char)p[p[0] == '~' ? 2 : 1];
-	if (p > text && !strchr(" \t\"'(=:[", p[-1]))
-		return false;
-	return isalnum(next) || next == '.' || next == '_' || next == '-';
-}
-
-/*
- * The failure's identity, stable across machines: the key line with
- * numbers, hex addresses, quoted strings and paths masked, hashed with
- * FNV-1a together with the class.
- */
-static void
-set_fingerprint(struct verdict *v, const char *text)
-{
-	struct buf b = BUF_INIT;
-	uint64_t h = 0xcbf29ce484222325ull;
-	const char *p = text ? text : "";
-
-	while (*p) {
-		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-			for (p += 2; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'); p++)
-				;
-			buf_adds(&b, "0x#");
-		} else if (*p >= '0' && *p <= '9') {
-			while ((*p >= '0' && *p <= '9') || *p == '.')
-				p++;
-			buf_addch(&b, '#');
-		} else if (starts_path(text, p)) {
-			while (*p && *p != ' ' && *p != '"' && *p != '\'' && *p != ',' && *p != ')' && *p != ':')
-				p++;
-			buf_adds(&b, "<path>");
-		} else {
-			buf_addch(&b, *p++);
-		}
-	}
-	for (const char *q = class_name(v->cls); *q; q++)
-		h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
-	for (size_t i = 0; i < b.len; i++)
-		h = (h ^ (unsigned char)b.data[i]) * 0x100000001b3ull;
-	v->fingerprint = xasprintf("%s-%016llx", class_name(v->cls), (unsigned long long)h);
-	v->fingerprint_text = buf_detach(&b, NULL);
-}
-
-static void
-set_reason(const struct classifier *c, struct verdict *v)
-{
-	struct buf b = BUF_INIT;
-
-	if (v->cls != CLASS_UNKNOWN)
-		return;
-	if (v->top_rule) {
-		vars_expand(&v->vars, v->top_rule->message, &b);
-	} else if (c->last_error) {
-		buf_addf(&b, "no Pallas kernel failure evidence in %zu lines; the last error line "
-			 "(line %zu) matches no rule", v->nlines, c->last_error_line);
-	} else {
-		buf_addf(&b, "no Pallas kernel failure evidence and no error line in %zu lines", v->nlines);
-	}
-	v->reason = buf_detach(&b, NULL);
-}
-
 void
 classifier_finish(struct classifier *c, struct verdict *v)
 {
-	const struct pat_state *key;
+	struct engine_result e = {
+		.rs = c->rs, .ps = c->ps, .rcaps = c->rcaps, .env = &c->env,
+		.loc_frame = &c->loc_frame, .last_frame = &c->last_frame,
+		.last_error = c->last_error, .last_error_line = c->last_error_line,
+		.assert_context = c->assert_context, .assert_why = c->assert_why,
+	};
 
 	memset(v, 0, sizeof(*v));
 	if (!c->built) {
@@ -1230,48 +950,38 @@ classifier_finish(struct classifier *c, struct verdict *v)
 	v->threads = c->scout ? 2 : 1;
 	v->match_errors = c->match_errors;
 	v->runner_up = CLASS_COUNT;
-	score_rules(c, v);
-	pick_winner(v);
-	collect_evidence(c, v);
-	collect_vars(c, v);
-	set_location(c, v);
-	key = v->top_rule ? rule_key(c, v->top_rule) : NULL;
-	if (key) {
-		v->key_line = xstrdup(key->text);
-		v->key_lineno = key->line;
-	}
-	if (v->top_rule) {
-		struct buf b = BUF_INIT;
-
-		vars_expand(&v->vars, v->top_rule->message, &b);
-		v->message = buf_detach(&b, NULL);
-	}
-	set_reason(c, v);
-	set_fingerprint(v, v->key_line ? v->key_line : c->last_error);
-}
-
-void
-verdict_release(struct verdict *v)
-{
-	for (size_t i = 0; i < v->nev; i++)
-		free(v->ev[i].text);
-	free(v->ev);
-	free(v->fired);
-	free(v->reason);
-	free(v->message);
-	free(v->key_line);
-	free(v->fingerprint);
-	free(v->fingerprint_text);
-	vars_release(&v->vars);
-	free(v->loc.file);
-	free(v->loc.func);
-	memset(v, 0, sizeof(*v));
+	e.last_error = c->last_error;
+	e.last_error_line = c->last_error_line;
+	e.ctx_held = c->ctx_held;
+	e.ctx_score = c->ctx_score;
+	score_contexts(&e);
+	score_verdict(&e, v);
+	verdict_build(&e, v);
 }
 
 bool
 classifier_fired(const struct classifier *c, const struct rule *r)
 {
-	return rule_fired(c, r);
+	struct engine_result e = {
+		.rs = c->rs, .ps = c->ps, .ctx_held = c->ctx_held, .ctx_score = c->ctx_score,
+	};
+
+	return score_rule_fired(&e, r);
+}
+
+bool
+classifier_context_held(const struct classifier *c, const char *id)
+{
+	int k = ruleset_find_context(c->rs, id);
+
+	return k >= 0 && c->ctx_held[k];
+}
+
+void
+classifier_assert_context(struct classifier *c, const char *context, const char *why)
+{
+	c->assert_context = context;
+	c->assert_why = why;
 }
 
 const struct vars *

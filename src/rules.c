@@ -11,6 +11,7 @@
 #include "pt/literal.h"
 #include "pt/match.h"
 #include "pt/rules.h"
+#include "pt/rules_parse.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
@@ -59,7 +60,7 @@ ruleset_new(void)
 	return rs;
 }
 
-static void
+void
 pattern_free(struct pattern *p)
 {
 	if (!p)
@@ -80,7 +81,7 @@ pattern_compiled(struct pattern *p)
 	return p->m;
 }
 
-static void
+void
 examples_free(struct example *ex, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -109,6 +110,10 @@ rule_free(struct rule *r)
 	examples_free(r->nomatch_ex, r->nnomatch_ex);
 	free(r->file);
 	free(r->origin);
+	strv_free(r->requires);
+	strv_free(r->excludes);
+	free(r->req_ctx);
+	free(r->exc_ctx);
 	free(r);
 }
 
@@ -168,6 +173,7 @@ ruleset_free(struct ruleset *rs)
 		strv_free(rs->facts[i].examples);
 	}
 	free(rs->facts);
+	contexts_free(rs);
 	chiptab_free(rs->chips);
 	for (size_t i = 0; i < rs->nfiles; i++)
 		free(rs->files[i]);
@@ -175,14 +181,13 @@ ruleset_free(struct ruleset *rs)
 	free(rs);
 }
 
-static char *
+char *
 dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
 }
 
-/* Compile one pattern node; a bad regex is reported at the node with its offset. */
-static struct pattern *
+struct pattern *
 pattern_parse(const struct ynode *n, enum pat_role role, const char *file, struct diag *d)
 {
 	struct pt_err err = PT_ERR_INIT;
@@ -291,8 +296,8 @@ parse_example(struct example *ex, const struct ynode *n, const char *file, struc
 	return 0;
 }
 
-static int
-parse_examples(struct rule *r, const struct ynode *en, const char *file, struct diag *d)
+int
+examples_parse(const struct ynode *en, struct example_lists *out, const char *file, struct diag *d)
 {
 	static const char *const keys[] = { "match", "no_match", NULL };
 	const struct ynode *m = NULL, *nm = NULL;
@@ -307,14 +312,14 @@ parse_examples(struct rule *r, const struct ynode *en, const char *file, struct 
 		diag_error(d, file, m->line, m->col, "'examples.match' needs at least one example");
 		ret = -1;
 	}
-	r->match_ex = xcalloc(m->n + 1, sizeof(*r->match_ex));
-	for (size_t i = 0; i < m->n; i++, r->nmatch_ex++)
-		if (parse_example(&r->match_ex[i], m->items[i], file, d) < 0)
+	*out->match = xcalloc(m->n + 1, sizeof(**out->match));
+	for (size_t i = 0; i < m->n; i++, (*out->nmatch)++)
+		if (parse_example(&(*out->match)[i], m->items[i], file, d) < 0)
 			ret = -1;
 	if (nm) {
-		r->nomatch_ex = xcalloc(nm->n + 1, sizeof(*r->nomatch_ex));
-		for (size_t i = 0; i < nm->n; i++, r->nnomatch_ex++)
-			if (parse_example(&r->nomatch_ex[i], nm->items[i], file, d) < 0)
+		*out->nomatch = xcalloc(nm->n + 1, sizeof(**out->nomatch));
+		for (size_t i = 0; i < nm->n; i++, (*out->nnomatch)++)
+			if (parse_example(&(*out->nomatch)[i], nm->items[i], file, d) < 0)
 				ret = -1;
 	}
 	return ret;
@@ -370,12 +375,31 @@ parse_class_field(const struct ynode *m, enum pt_class *out, bool required, cons
 	return 0;
 }
 
+static int
+parse_tier(const struct ynode *rn, enum rule_tier *out, const char *file, struct diag *d)
+{
+	const char *s = NULL;
+	const struct ynode *n = ynode_get(rn, "tier");
+
+	*out = TIER_SPECIFIC;
+	if (ynode_want_str(rn, "tier", false, &s, file, "a rule", d) < 0)
+		return -1;
+	if (!s || strcmp(s, "specific") == 0)
+		return 0;
+	if (strcmp(s, "fallback") == 0) {
+		*out = TIER_FALLBACK;
+		return 0;
+	}
+	diag_error(d, file, n->line, n->col, "tier must be specific or fallback, not '%s'", s);
+	return -1;
+}
+
 static struct rule *
 rule_parse(const struct ynode *rn, const char *file, const char *origin, struct diag *d)
 {
 	static const char *const keys[] = {
 		"id", "class", "subkind", "stage", "weight", "match", "literals", "message",
-		"explain", "links", "overrides", "examples", NULL,
+		"explain", "links", "overrides", "examples", "tier", "requires", "excludes", NULL,
 	};
 	struct rule *r = xcalloc(1, sizeof(*r));
 	const char *id = NULL, *sub = NULL, *msg = NULL, *ex = NULL;
@@ -418,8 +442,12 @@ rule_parse(const struct ynode *rn, const char *file, const char *origin, struct 
 	if (ynode_want(rn, "match", YNODE_MAP, true, &mn, file, "a rule", d) < 0 ||
 	    parse_match(r, mn, file, d) < 0)
 		bad = 1;
+	bad |= parse_tier(rn, &r->tier, file, d) < 0;
+	bad |= ynode_want_strv(rn, "requires", false, &r->requires, NULL, file, "a rule", d) < 0;
+	bad |= ynode_want_strv(rn, "excludes", false, &r->excludes, NULL, file, "a rule", d) < 0;
 	if (ynode_want(rn, "examples", YNODE_MAP, true, &en, file, "a rule", d) < 0 ||
-	    parse_examples(r, en, file, d) < 0)
+	    examples_parse(en, &(struct example_lists){ &r->match_ex, &r->nmatch_ex, &r->nomatch_ex,
+							&r->nnomatch_ex }, file, d) < 0)
 		bad = 1;
 	r->weight = (int)weight;
 	r->subkind = dup_or_null(sub);
@@ -751,6 +779,7 @@ static const struct {
 	{ "flags", parse_flags_section },
 	{ "codes", parse_codes_section },
 	{ "facts", parse_facts_section },
+	{ "contexts", contexts_parse_section },
 };
 
 static int
@@ -802,7 +831,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", NULL,
+		"dtypes", "contexts", "confidence", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -830,6 +859,8 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 		if (section_list(root, sections[i].key, name, d, &sec) == 0 && sec)
 			sections[i].fn(rs, sec, name, d);
 	parse_chips(rs, root, name, d);
+	if ((sec = ynode_get(root, "confidence")))
+		confidence_parse(rs, sec, name, d);
 out:
 	ydoc_release(&doc);
 	return d->nerrors > before ? -1 : 0;
@@ -899,6 +930,7 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			diag_error(d, "rules", 0, 0, "class '%s' is not described (classes.yaml)",
 				   class_name((enum pt_class)c));
 	check_ladder_refs(rs, d);
+	contexts_link(rs, d);
 	if (rs->chips)
 		chiptab_finish(rs->chips, d);
 	/* The scanner's pattern index: rules in order, then facts. Rebuilt here
@@ -909,6 +941,9 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			ruleset_add_pattern(rs, rs->rules[i]->pats[k]);
 	for (size_t i = 0; i < rs->nfacts; i++)
 		ruleset_add_pattern(rs, rs->facts[i].pat);
+	for (size_t i = 0; i < rs->ncontexts; i++)
+		for (size_t k = 0; k < rs->contexts[i].npats; k++)
+			ruleset_add_pattern(rs, rs->contexts[i].pats[k]);
 	for (size_t i = 0; i < rs->npatterns; i++)
 		if (!rs->patterns[i]->lits)
 			literal_extract(rs->patterns[i]->src, &rs->patterns[i]->lits, NULL);

@@ -16,7 +16,7 @@
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
-#define CACHE_MAGIC "PTRC0001"
+#define CACHE_MAGIC "PTRC0002"
 #define CACHE_MAX (64u << 20)
 #define NONE 0xffffffffu
 
@@ -187,6 +187,9 @@ put_rule(struct buf *b, const struct rule *ru)
 	put_str(b, ru->file);
 	put_u32(b, (uint32_t)ru->line);
 	put_str(b, ru->origin);
+	put_u32(b, ru->tier);
+	put_strv(b, ru->requires);
+	put_strv(b, ru->excludes);
 	put_u32(b, (uint32_t)ru->npats);
 	for (size_t i = 0; i < ru->npats; i++)
 		put_pattern(b, ru->pats[i]);
@@ -210,6 +213,9 @@ get_rule(struct rd *r)
 	ru->file = get_str(r);
 	ru->line = (int)get_u32(r);
 	ru->origin = get_str(r);
+	ru->tier = (enum rule_tier)get_u32(r);
+	ru->requires = get_strv(r);
+	ru->excludes = get_strv(r);
 	ru->npats = get_count(r, 20);
 	ru->pats = xcalloc(ru->npats + 1, sizeof(*ru->pats));
 	for (size_t i = 0; i < ru->npats && !r->bad; i++) {
@@ -220,7 +226,7 @@ get_rule(struct rd *r)
 		ru->nall += p->role == PAT_ALL;
 		ru->nnone += p->role == PAT_NONE;
 	}
-	if (!ru->id || !ru->message || !ru->file || ru->cls >= CLASS_COUNT)
+	if (!ru->id || !ru->message || !ru->file || ru->cls >= CLASS_COUNT || ru->tier > TIER_FALLBACK)
 		r->bad = true;
 	return ru;
 }
@@ -254,6 +260,70 @@ get_rung(struct rd *r, struct rung *g, size_t index)
 	g->flags = get_strv(r);
 	if (!g->id || !g->action || !g->expect)
 		r->bad = true;
+}
+
+/* Contexts without their examples: `rules test` reads the files. */
+static void
+put_contexts(struct buf *b, const struct ruleset *rs)
+{
+	put_u32(b, (uint32_t)rs->ncontexts);
+	for (size_t i = 0; i < rs->ncontexts; i++) {
+		const struct context_def *cx = &rs->contexts[i];
+
+		put_str(b, cx->id);
+		put_str(b, cx->summary);
+		put_str(b, cx->missing);
+		put_u32(b, (uint32_t)cx->threshold);
+		put_strv(b, cx->requires);
+		put_strv(b, cx->excludes);
+		put_str(b, cx->file);
+		put_u32(b, (uint32_t)cx->line);
+		put_u32(b, (uint32_t)cx->npats);
+		for (size_t k = 0; k < cx->npats; k++) {
+			put_u32(b, (uint32_t)cx->weights[k]);
+			put_pattern(b, cx->pats[k]);
+		}
+	}
+	put_str(b, rs->policy.kernel_context);
+	put_u32(b, (uint32_t)rs->policy.without_context_max);
+	put_u32(b, (uint32_t)rs->policy.fallback_max);
+}
+
+static void
+get_context(struct rd *r, struct context_def *cx, size_t index)
+{
+	cx->index = index;
+	cx->id = get_str(r);
+	cx->summary = get_str(r);
+	cx->missing = get_str(r);
+	cx->threshold = (int)get_u32(r);
+	cx->requires = get_strv(r);
+	cx->excludes = get_strv(r);
+	cx->file = get_str(r);
+	cx->line = (int)get_u32(r);
+	cx->npats = get_count(r, 24);
+	cx->pats = xcalloc(cx->npats + 1, sizeof(*cx->pats));
+	cx->weights = xcalloc(cx->npats + 1, sizeof(*cx->weights));
+	for (size_t k = 0; k < cx->npats && !r->bad; k++) {
+		cx->weights[k] = (int)get_u32(r);
+		cx->pats[k] = get_pattern(r);
+		if (cx->weights[k] < 1 || cx->weights[k] > 100)
+			r->bad = true;
+	}
+	if (!cx->id || !cx->summary || !cx->file || cx->threshold < 1 || cx->threshold > 100)
+		r->bad = true;
+}
+
+static void
+get_contexts(struct rd *r, struct ruleset *rs)
+{
+	rs->ncontexts = rs->alloc_contexts = get_count(r, 32);
+	rs->contexts = xcalloc(rs->ncontexts + 1, sizeof(*rs->contexts));
+	for (size_t i = 0; i < rs->ncontexts && !r->bad; i++)
+		get_context(r, &rs->contexts[i], i);
+	rs->policy.kernel_context = get_str(r);
+	rs->policy.without_context_max = (int)get_u32(r);
+	rs->policy.fallback_max = (int)get_u32(r);
 }
 
 static void
@@ -295,6 +365,7 @@ put_sections(struct buf *b, const struct ruleset *rs)
 		put_strv(b, rs->facts[i].examples);
 		put_pattern(b, rs->facts[i].pat);
 	}
+	put_contexts(b, rs);
 	put_u32(b, (uint32_t)rs->nfiles);	/* rs->files is counted, not NULL-terminated */
 	for (size_t i = 0; i < rs->nfiles; i++)
 		put_str(b, rs->files[i]);
@@ -345,6 +416,7 @@ get_sections(struct rd *r, struct ruleset *rs)
 		if (!rs->facts[i].id || !rs->facts[i].sets)
 			r->bad = true;
 	}
+	get_contexts(r, rs);
 	rs->alloc_files = get_count(r, 4);
 	rs->files = xcalloc(rs->alloc_files + 1, sizeof(*rs->files));
 	for (; rs->nfiles < rs->alloc_files && !r->bad; rs->nfiles++)

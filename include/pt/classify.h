@@ -41,6 +41,21 @@ struct location {
 	const char *how;            /* "loc" (Mosaic callsite) or "traceback" */
 };
 
+#define CONTEXT_MAX_EVIDENCE 4
+
+/* A context as decided on this log (rules/contexts.yaml). */
+struct verdict_context {
+	const struct context_def *def;   /* borrowed from the ruleset */
+	bool held;
+	double score;                    /* 0..1, the combined evidence */
+	struct {
+		size_t line;
+		char *text;
+	} ev[CONTEXT_MAX_EVIDENCE];      /* the first evidence lines, by line number */
+	size_t nev;
+	char *asserted;                  /* why the user says it holds (--kernel FILE), or NULL */
+};
+
 struct verdict {
 	enum pt_class cls;          /* CLASS_UNKNOWN when no Pallas failure was recognised */
 	const char *subkind;        /* borrowed, may be NULL */
@@ -65,7 +80,13 @@ struct verdict {
 	size_t long_lines;          /* lines cut at CLASSIFY_MAX_LINE */
 	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
 	unsigned threads;           /* that read the log: 2 when a scout ran */
+	bool fallback;              /* decided by the fallback tier: no specific rule named it */
+	struct verdict_context *contexts;  /* one per ruleset context, in its order */
+	size_t ncontexts;
 };
+
+/* The verdict's entry for context id, or NULL when the ruleset has none. */
+const struct verdict_context *verdict_context(const struct verdict *v, const char *id);
 
 void verdict_release(struct verdict *v);
 
@@ -73,6 +94,10 @@ struct classifier;
 
 /* Returns a new classifier over rs (borrowed; must outlive it); free with classifier_free(). */
 struct classifier *classifier_new(const struct ruleset *rs);
+/* Before the first feed: a context the user asserts, and why (both borrowed until finish). */
+void classifier_assert_context(struct classifier *c, const char *context, const char *why);
+/* After classifier_finish: did the context hold? False for an unknown id. */
+bool classifier_context_held(const struct classifier *c, const char *id);
 void classifier_free(struct classifier *c);
 /* Feed the next piece of the log, split anywhere. */
 void classifier_feed(struct classifier *c, const char *data, size_t len);
@@ -96,6 +121,10 @@ struct classify_opts {
 	/* A prefilter from classify_prefilter_new() to start from, shared
 	 * read-only (by threads too), or NULL to build one for this log. */
 	const struct litset *prefilter;
+	/* A context the user says holds (the kernel of --kernel FILE is a
+	 * Pallas kernel), counted as evidence, and why; NULL for none. */
+	const char *assert_context;
+	const char *assert_why;
 };
 
 /* Read and classify a whole file descriptor in 128 KiB pieces; o may be

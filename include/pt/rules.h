@@ -38,13 +38,20 @@ const char *stage_name(enum stage s);
 
 enum pat_role { PAT_ANY, PAT_ALL, PAT_NONE };
 
+/*
+ * A rule of the specific tier names one failure; a fallback rule decides
+ * from the stage and the words of the innermost error, and is heard only
+ * when no specific rule of a kernel class fired (docs/accuracy.md).
+ */
+enum rule_tier { TIER_SPECIFIC, TIER_FALLBACK };
+
 struct pattern {
 	char *src;                 /* the PCRE2 source as written */
 	enum pat_role role;
 	struct match *m;           /* compiled; NULL until first use when loaded from the cache */
 	char **lits;               /* required literals (literal.h), NULL-terminated; set by finish */
 	int line, col;             /* position in the rules file */
-	struct rule *rule;         /* owner (borrowed back-pointer) */
+	struct rule *rule;         /* owning rule (borrowed back-pointer), NULL for facts and contexts */
 	size_t index;              /* position in ruleset->patterns */
 };
 
@@ -74,6 +81,44 @@ struct rule {
 	int line;
 	char *origin;              /* pack name, or NULL for shipped rules */
 	size_t index;              /* position in ruleset->rules */
+	enum rule_tier tier;
+	char **requires, **excludes; /* context ids, NULL-terminated or NULL */
+	int *req_ctx, *exc_ctx;    /* the same as context indexes, -1-terminated; set by ruleset_finish */
+};
+
+/*
+ * A log-wide context (rules/contexts.yaml): what kind of program wrote the
+ * log. It holds when its evidence, combined like a class's rules
+ * (1 - prod(1 - w/100)), reaches `threshold`, every context in `requires`
+ * holds and none in `excludes` does. Rules name contexts instead of
+ * repeating the same tie regex.
+ */
+struct context_def {
+	char *id;
+	char *summary;             /* one line: what it means that it holds */
+	char *missing;             /* may be NULL: what an unknown verdict says when it does not hold */
+	int threshold;             /* 1..100 */
+	struct pattern **pats;     /* evidence, role PAT_ANY */
+	int *weights;              /* one per pattern, 1..100 */
+	size_t npats;
+	char **requires, **excludes;
+	int *req_ctx, *exc_ctx;    /* indexes of earlier contexts, -1-terminated; set by ruleset_finish */
+	struct example *match_ex, *nomatch_ex;
+	size_t nmatch_ex, nnomatch_ex;
+	char *file;
+	int line;
+	size_t index;              /* position in ruleset->contexts */
+};
+
+/*
+ * Caps on the confidence (percent): a kernel class decided without the
+ * kernel context, and any verdict decided by the fallback tier.
+ */
+struct confidence_policy {
+	char *kernel_context;      /* context id, or NULL for no cap */
+	int kernel_ctx;            /* its index, or -1; set by ruleset_finish */
+	int without_context_max;   /* 1..100, default 100 */
+	int fallback_max;          /* 1..100, default 100 */
 };
 
 struct class_def {
@@ -122,6 +167,9 @@ struct ruleset {
 	size_t ncodes, alloc_codes;
 	struct fact_def *facts;
 	size_t nfacts, alloc_facts;
+	struct context_def *contexts;
+	size_t ncontexts, alloc_contexts;
+	struct confidence_policy policy;
 	struct chiptab *chips;      /* may be NULL when no chips.yaml was loaded */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;
@@ -158,6 +206,8 @@ struct match *pattern_compiled(struct pattern *p);
 const struct rule *ruleset_find_rule(const struct ruleset *rs, const char *id);
 const struct code_def *ruleset_find_code(const struct ruleset *rs, const char *code);
 const struct flag_def *ruleset_find_flag(const struct ruleset *rs, const char *id);
+/* Returns the context's index, or -1. */
+int ruleset_find_context(const struct ruleset *rs, const char *id);
 
 /*
  * Find the rules directory: opt (from --rules), $PALLAS_TRIAGE_RULES,

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the classifier: what the line matcher (classify.c) hands to the
+ * scorer (score.c) and to the verdict builder (verdict.c) once the log has
+ * been read. Commands use pt/classify.h, not this.
+ *
+ * Everything here is borrowed from the classifier and lives until
+ * classifier_free().
+ */
+#ifndef PT_ENGINE_H
+#define PT_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "pt/classify.h"
+#include "pt/rules.h"
+#include "pt/vars.h"
+
+/* A user source frame: from a Python traceback or a Mosaic loc(...). */
+struct snap_frame {
+	char *file, *func;
+	long line, col;
+};
+
+/* A pattern's first hit, if any. */
+struct pat_state {
+	bool hit;
+	size_t line;
+	char *text;                 /* the hit line (or joined lines), capped at EVIDENCE_MAX_TEXT */
+	size_t mstart, mend;
+	struct snap_frame where;    /* the last user frame seen before the hit */
+};
+
+struct engine_result {
+	const struct ruleset *rs;
+	const struct pat_state *ps;        /* one per ruleset pattern */
+	const struct vars *rcaps;          /* one per rule: its captures */
+	const struct vars *env;            /* facts */
+	const struct snap_frame *loc_frame, *last_frame;
+	const char *last_error;            /* the last error-looking line, or NULL */
+	size_t last_error_line;
+	const char *assert_context;        /* a context the user asserted (--kernel), or NULL */
+	const char *assert_why;
+	/* Filled by score_contexts(), one per ruleset context. */
+	bool *ctx_held;
+	double *ctx_score;
+};
+
+/* Evaluate every context into e->ctx_held and e->ctx_score (arrays the caller allocated). */
+void score_contexts(struct engine_result *e);
+/* Did rule r fire: its patterns, and the contexts it requires or excludes. */
+bool score_rule_fired(const struct engine_result *e, const struct rule *r);
+/* The rule's key line: its first `any` hit, else its first `all` hit, or NULL. */
+const struct pat_state *score_rule_key(const struct engine_result *e, const struct rule *r);
+/*
+ * The fired rules that count (the fallback tier only when no specific rule
+ * of a kernel class fired), the class scores, the winner and runner-up, and
+ * the confidence with the policy's caps.
+ */
+void score_verdict(const struct engine_result *e, struct verdict *v);
+
+/* Evidence, values, location, key line, message, reason, fingerprint, contexts. */
+void verdict_build(const struct engine_result *e, struct verdict *v);
+
+#endif

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From pattern hits to a decision (pt/engine.h, docs/accuracy.md):
+ * contexts first, then which rules fired, then the class scores, the
+ * winner, and a confidence capped by the rules' `confidence` policy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/engine.h"
+#include "pt/xalloc.h"
+
+/* 1 - prod(1 - w/100): independent pieces of evidence. */
+static double
+combine(double score, int weight)
+{
+	return 1.0 - (1.0 - score) * (1.0 - weight / 100.0);
+}
+
+static bool
+all_held(const struct engine_result *e, const int *idx)
+{
+	for (; idx && *idx >= 0; idx++)
+		if (!e->ctx_held[*idx])
+			return false;
+	return true;
+}
+
+static bool
+none_held(const struct engine_result *e, const int *idx)
+{
+	for (; idx && *idx >= 0; idx++)
+		if (e->ctx_held[*idx])
+			return false;
+	return true;
+}
+
+/* In declaration order: a context names only earlier ones (contexts_link). */
+void
+score_contexts(struct engine_result *e)
+{
+	const struct ruleset *rs = e->rs;
+
+	for (size_t i = 0; i < rs->ncontexts; i++) {
+		const struct context_def *cx = &rs->contexts[i];
+		double s = 0.0;
+
+		for (size_t k = 0; k < cx->npats; k++)
+			if (e->ps[cx->pats[k]->index].hit)
+				s = combine(s, cx->weights[k]);
+		if (e->assert_context && strcmp(e->assert_context, cx->id) == 0)
+			s = 1.0;
+		e->ctx_score[i] = s;
+		e->ctx_held[i] = s * 100.0 + 1e-9 >= cx->threshold && all_held(e, cx->req_ctx) &&
+				 none_held(e, cx->exc_ctx);
+	}
+}
+
+bool
+score_rule_fired(const struct engine_result *e, const struct rule *r)
+{
+	bool any = r->nany == 0;
+
+	for (size_t i = 0; i < r->npats; i++) {
+		const struct pattern *p = r->pats[i];
+		bool hit = e->ps[p->index].hit;
+
+		if (p->role == PAT_ANY && hit)
+			any = true;
+		else if (p->role == PAT_ALL && !hit)
+			return false;
+		else if (p->role == PAT_NONE && hit)
+			return false;
+	}
+	return any && all_held(e, r->req_ctx) && none_held(e, r->exc_ctx);
+}
+
+const struct pat_state *
+score_rule_key(const struct engine_result *e, const struct rule *r)
+{
+	const struct pat_state *best = NULL;
+
+	for (int pass = 0; pass < 2 && !best; pass++)
+		for (size_t i = 0; i < r->npats; i++) {
+			const struct pattern *p = r->pats[i];
+			const struct pat_state *st = &e->ps[p->index];
+
+			if (!st->hit || p->role != (pass == 0 ? PAT_ANY : PAT_ALL))
+				continue;
+			if (!best || st->line < best->line)
+				best = st;
+		}
+	return best;
+}
+
+/* Strongest first; ties go to the earlier key line (the innermost cause
+ * of a Python exception chain is printed first). */
+static int
+fired_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct engine_result *e = ctx;
+	const struct rule *ra = *(const struct rule *const *)a, *rb = *(const struct rule *const *)b;
+	const struct pat_state *ka = score_rule_key(e, ra), *kb = score_rule_key(e, rb);
+
+	if (ra->weight != rb->weight)
+		return rb->weight - ra->weight;
+	if (ka && kb && ka->line != kb->line)
+		return ka->line < kb->line ? -1 : 1;
+	return strcmp(ra->id, rb->id);
+}
+
+/*
+ * The rules that count: every fired specific rule, and the fired fallback
+ * rules only when no specific rule named a kernel class. A specific
+ * `unknown` rule (an environment problem, an XLA fusion) still competes
+ * with the fallback tier, so a strong one keeps the verdict unknown.
+ */
+static void
+select_fired(const struct engine_result *e, struct verdict *v)
+{
+	const struct ruleset *rs = e->rs;
+	bool specific_kernel = false;
+
+	v->fired = xcalloc(rs->nrules + 1, sizeof(*v->fired));
+	for (size_t i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		if (!score_rule_fired(e, r))
+			continue;
+		if (r->tier == TIER_SPECIFIC && r->cls != CLASS_UNKNOWN)
+			specific_kernel = true;
+		v->fired[v->nfired++] = r;
+	}
+	if (specific_kernel) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < v->nfired; i++)
+			if (v->fired[i]->tier == TIER_SPECIFIC)
+				v->fired[n++] = v->fired[i];
+		v->nfired = n;
+	}
+	qsort_r(v->fired, v->nfired, sizeof(*v->fired), fired_cmp, (void *)e);
+}
+
+static void
+score_classes(const struct engine_result *e, struct verdict *v)
+{
+	for (int k = 0; k < CLASS_COUNT; k++)
+		v->scores[k].score = 0.0;
+	for (size_t i = 0; i < v->nfired; i++) {
+		const struct rule *r = v->fired[i];
+		struct class_score *cs = &v->scores[r->cls];
+		const struct pat_state *key = score_rule_key(e, r);
+
+		cs->score = combine(cs->score, r->weight);
+		if (!cs->top_rule) {
+			cs->top_rule = r;
+			cs->top_weight = r->weight;
+		}
+		if (key && (!cs->first_line || key->line < cs->first_line))
+			cs->first_line = key->line;
+		cs->nrules++;
+	}
+}
+
+static bool
+class_beats(const struct class_score *a, const struct class_score *b)
+{
+	if (a->score != b->score)
+		return a->score > b->score;
+	if (a->top_weight != b->top_weight)
+		return a->top_weight > b->top_weight;
+	return a->first_line && (!b->first_line || a->first_line < b->first_line);
+}
+
+static double
+capped(double x, int percent)
+{
+	return x > percent / 100.0 ? percent / 100.0 : x;
+}
+
+/* A clear winner keeps its own score; a close runner-up halves it at worst.
+ * Then the policy: a kernel class without the kernel context, or a verdict
+ * of the fallback tier, cannot claim more than the rules allow. */
+static void
+set_confidence(const struct engine_result *e, struct verdict *v, double s1, double s2)
+{
+	const struct confidence_policy *pol = &e->rs->policy;
+
+	v->confidence = s1 > 0 ? s1 * (1.0 - s2 / (2.0 * s1)) : 0.0;
+	if (v->cls == CLASS_UNKNOWN)
+		return;
+	if (pol->kernel_ctx >= 0 && !e->ctx_held[pol->kernel_ctx])
+		v->confidence = capped(v->confidence, pol->without_context_max);
+	if (v->fallback)
+		v->confidence = capped(v->confidence, pol->fallback_max);
+}
+
+void
+score_verdict(const struct engine_result *e, struct verdict *v)
+{
+	enum pt_class best = CLASS_COUNT, second = CLASS_COUNT;
+
+	select_fired(e, v);
+	score_classes(e, v);
+	for (int k = 0; k < CLASS_COUNT; k++) {
+		if (v->scores[k].nrules == 0)
+			continue;
+		if (best == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[best])) {
+			second = best;
+			best = (enum pt_class)k;
+		} else if (second == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[second]))
+			second = (enum pt_class)k;
+	}
+	v->cls = best == CLASS_COUNT ? CLASS_UNKNOWN : best;
+	v->runner_up = second;
+	v->top_rule = best == CLASS_COUNT ? NULL : v->scores[best].top_rule;
+	v->fallback = v->top_rule && v->top_rule->tier == TIER_FALLBACK;
+	set_confidence(e, v, best == CLASS_COUNT ? 0.0 : v->scores[best].score,
+		       second == CLASS_COUNT ? 0.0 : v->scores[second].score);
+	for (size_t i = 0; v->top_rule && i < v->nfired; i++)
+		if (v->fired[i]->cls == v->cls && v->fired[i]->subkind) {
+			v->subkind = v->fired[i]->subkind;
+			break;
+		}
+}
