@@ -26,9 +26,19 @@
 #include "pt/xalloc.h"
 
 #define READ_CHUNK (128u * 1024)      /* page cache reads fall off a cliff above 128 KiB */
-/* Kept: the previous line (<= MAX), the held line and the partial one (each
- * <= MAX + READ_CHUNK before it is cut), plus room for a read. */
-#define WIN_SIZE (4 * CLASSIFY_MAX_LINE + 2 * READ_CHUNK)
+/*
+ * Hard-wrapped messages: a candidate line is joined with up to JOIN_LINES
+ * lines before and after it, each of at most JOIN_MAX_LINE bytes (wrapped
+ * text is short). The window keeps that many processed lines and holds back
+ * that many complete ones, so the neighbours never depend on read sizes.
+ */
+#define JOIN_LINES 3
+#define JOIN_MAX_LINE 1024u
+/* Kept: JOIN_LINES previous lines (<= JOIN_MAX_LINE each), JOIN_LINES held
+ * lines and the partial one (each <= MAX + READ_CHUNK before it is cut),
+ * plus room for a read. */
+#define WIN_SIZE (JOIN_LINES * JOIN_MAX_LINE + (JOIN_LINES + 1) * (CLASSIFY_MAX_LINE + READ_CHUNK) + \
+		  2 * READ_CHUNK)
 #define MIN_READ (CLASSIFY_MAX_LINE)
 /* A rebuild costs about a millisecond; this many wasted lines cost more. */
 #define REBUILD_AFTER_WASTED 4096
@@ -118,6 +128,34 @@ snap_copy(struct snap_frame *dst, const struct snap_frame *src)
 }
 
 /*
+ * A hard wrap puts a newline where a literal had a space, so a literal with
+ * spaces may be found on no line. Its longest word survives any such wrap:
+ * indexing it too makes the line that holds it a candidate, where the
+ * joined neighbours (try_joined) complete the match.
+ */
+static void
+add_wrap_word(struct litset *ls, const char *lit, unsigned id)
+{
+	const char *best = NULL, *w = lit;
+	size_t bestn = 0;
+
+	if (!strchr(lit, ' '))
+		return;
+	while (*w) {
+		size_t n = strcspn(w, " \t");
+
+		if (n > bestn) {
+			best = w;
+			bestn = n;
+		}
+		w += n;
+		w += strspn(w, " \t");
+	}
+	if (bestn >= RULE_MIN_LITERAL)
+		litset_add(ls, best, bestn, id);
+}
+
+/*
  * Index pattern p's literals in ls (NULL: only find out). Literals shorter
  * than the prefilter's window, or none, leave only the rule's declared
  * literals; returns false when there are none either: the pattern must run
@@ -135,8 +173,10 @@ add_pattern_literals(struct litset *ls, const struct pattern *p)
 	lits = usable ? p->lits : p->rule ? p->rule->literals : NULL;
 	if (!lits)
 		return false;
-	for (char **l = lits; ls && *l; l++)
+	for (char **l = lits; ls && *l; l++) {
 		litset_add(ls, *l, strlen(*l), (unsigned)p->index);
+		add_wrap_word(ls, *l, (unsigned)p->index);
+	}
 	return true;
 }
 
@@ -263,20 +303,21 @@ dup_visible(const char *s, size_t len, size_t *ms, size_t *me)
 	return out;
 }
 
+/* subj[show..len) is what the evidence shows; captures are read from all of subj. */
 static void
 record_hit(struct classifier *c, const struct pattern *p, const char *subj, size_t len,
-	   size_t lineno, size_t ms, size_t me)
+	   size_t show, size_t lineno, size_t ms, size_t me)
 {
 	struct pat_state *st = &c->ps[p->index];
-	size_t keep = len < EVIDENCE_MAX_TEXT ? len : EVIDENCE_MAX_TEXT;
+	size_t keep = len - show < EVIDENCE_MAX_TEXT ? len - show : EVIDENCE_MAX_TEXT;
 	size_t nnames = match_name_count(p->m);	/* compiled: it just matched */
 
 	st->hit = true;
 	c->nhit++;
 	st->line = lineno;
-	st->mstart = ms < keep ? ms : keep;
-	st->mend = me < keep ? me : keep;
-	st->text = dup_visible(subj, keep, &st->mstart, &st->mend);
+	st->mstart = ms - show < keep ? ms - show : keep;
+	st->mend = me - show < keep ? me - show : keep;
+	st->text = dup_visible(subj + show, keep, &st->mstart, &st->mend);
 	snap_copy(&st->where, &c->last_frame);
 	if (!st->where.file)
 		c->waiting[c->nwaiting++] = p->index;
@@ -295,13 +336,17 @@ record_hit(struct classifier *c, const struct pattern *p, const char *subj, size
 	}
 }
 
-/* Try one pattern on a subject; returns true when it matched (and was recorded). */
+/*
+ * Try one pattern on a subject made of npieces lines starting at `starts`
+ * (one piece for a plain line), the first of them line `lineno`. Returns
+ * true when it matched; the hit belongs to the piece where the match starts.
+ */
 static bool
-try_pattern(struct classifier *c, struct pattern *p, const char *subj, size_t len,
-	    size_t lineno)
+try_pattern_at(struct classifier *c, struct pattern *p, const char *subj, size_t len,
+	       size_t lineno, const size_t *starts, size_t npieces)
 {
 	struct match *m = pattern_compiled(p);
-	size_t ms = 0, me = 0;
+	size_t ms = 0, me = 0, k = 0;
 
 	if (!m) {
 		c->match_errors++;
@@ -309,7 +354,9 @@ try_pattern(struct classifier *c, struct pattern *p, const char *subj, size_t le
 	}
 	switch (match_exec(m, subj, len, &ms, &me)) {
 	case MATCH_YES:
-		record_hit(c, p, subj, len, lineno, ms, me);
+		while (k + 1 < npieces && starts[k + 1] <= ms)
+			k++;
+		record_hit(c, p, subj, len, starts[k], lineno + k, ms, me);
 		return true;
 	case MATCH_LIMIT:
 		c->match_errors++;
@@ -320,41 +367,81 @@ try_pattern(struct classifier *c, struct pattern *p, const char *subj, size_t le
 	return false;
 }
 
+static bool
+try_pattern(struct classifier *c, struct pattern *p, const char *subj, size_t len,
+	    size_t lineno)
+{
+	static const size_t whole[1] = { 0 };
+
+	return try_pattern_at(c, p, subj, len, lineno, whole, 1);
+}
+
+struct join_piece {
+	const char *s;              /* trimmed */
+	size_t n;
+};
+
 struct line_ctx {
 	const char *s;              /* the trimmed line */
 	size_t n;
 	size_t lineno;
-	const char *prev, *next;    /* neighbours (trimmed), NULL when none */
-	size_t prevn, nextn;
 	size_t start, end, limit;   /* raw line in the window, for the neighbours */
 	bool have_neighbours;       /* prev/next are computed on first need */
+	struct join_piece prev[JOIN_LINES], next[JOIN_LINES];  /* nearest first */
+	size_t nprev, nnext;
 };
 
-static void set_neighbours(struct classifier *c, struct line_ctx *l, size_t start, size_t end,
-			   size_t limit);
+static void set_neighbours(struct classifier *c, struct line_ctx *l);
 
-/* A hard-wrapped message: retry on the line joined with a neighbour. */
+/* Append a piece with its runs of blanks folded to one space; returns where it starts. */
+static size_t
+join_add(struct buf *b, const char *s, size_t n)
+{
+	size_t at;
+
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	if (b->len)
+		buf_addch(b, ' ');
+	at = b->len;
+	for (size_t i = 0; i < n; i++) {
+		bool blank = s[i] == ' ' || s[i] == '\t';
+
+		if (!blank || !(i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')))
+			buf_addch(b, blank ? ' ' : s[i]);
+	}
+	return at;
+}
+
+/*
+ * A hard-wrapped message: retry on the line joined with the lines after it,
+ * then with the lines before it too. The hit is recorded on the line where
+ * the match starts.
+ */
 static void
 try_joined(struct classifier *c, struct pattern *p, struct line_ctx *l)
 {
+	size_t starts[2 * JOIN_LINES + 1], nst, first;
+
 	if (!l->have_neighbours) {
-		set_neighbours(c, l, l->start, l->end, l->limit);
+		set_neighbours(c, l);
 		l->have_neighbours = true;
 	}
-	if (l->prev && ingest_is_continuation(l->prev, l->prevn, l->s, l->n)) {
+	for (int with_prev = 0; with_prev < 2; with_prev++) {
+		if (with_prev ? l->nprev == 0 : l->nnext == 0)
+			continue;
 		buf_reset(&c->join);
-		buf_add(&c->join, l->prev, l->prevn);
-		buf_addch(&c->join, ' ');
-		buf_add(&c->join, l->s, l->n);
-		if (try_pattern(c, p, c->join.data, c->join.len, l->lineno - 1))
+		nst = 0;
+		for (size_t k = with_prev ? l->nprev : 0; k > 0; k--)
+			starts[nst++] = join_add(&c->join, l->prev[k - 1].s, l->prev[k - 1].n);
+		first = nst;
+		starts[nst++] = join_add(&c->join, l->s, l->n);
+		for (size_t k = 0; k < l->nnext; k++)
+			starts[nst++] = join_add(&c->join, l->next[k].s, l->next[k].n);
+		if (try_pattern_at(c, p, c->join.data, c->join.len, l->lineno - first, starts, nst))
 			return;
-	}
-	if (l->next && ingest_is_continuation(l->s, l->n, l->next, l->nextn)) {
-		buf_reset(&c->join);
-		buf_add(&c->join, l->s, l->n);
-		buf_addch(&c->join, ' ');
-		buf_add(&c->join, l->next, l->nextn);
-		try_pattern(c, p, c->join.data, c->join.len, l->lineno);
 	}
 }
 
@@ -508,34 +595,52 @@ rfind_nl(const char *p, size_t n)
 	return n ? memrchr(p, '\n', n) : NULL;
 }
 
-/* Neighbour lines for joins: trimmed, or NULL. */
-static void
-set_neighbours(struct classifier *c, struct line_ctx *l, size_t start, size_t end, size_t limit)
+/* A neighbour for joins, trimmed; false when [ls, le) cannot be one. */
+static bool
+join_piece_of(const char *win, size_t ls, size_t le, struct join_piece *out)
 {
-	l->prev = l->next = NULL;
-	l->prevn = l->nextn = 0;
-	if (start > 0 && start != c->noprev_at) {
-		const char *nl = rfind_nl(c->win, start - 1);
-		size_t ps = nl ? (size_t)(nl - c->win) + 1 : 0;
-		size_t n = start - 1 - ps;
+	size_t n = le - ls, off;
 
-		if (start - 1 - ps <= CLASSIFY_MAX_LINE) {
-			size_t off = ingest_trim(c->win + ps, &n);
+	if (n > JOIN_MAX_LINE)
+		return false;
+	off = ingest_trim(win + ls, &n);
+	if (ingest_is_join_boundary(win + ls + off, n))
+		return false;
+	out->s = win + ls + off;
+	out->n = n;
+	return true;
+}
 
-			l->prev = c->win + ps + off;
-			l->prevn = n;
-		}
+/*
+ * Up to JOIN_LINES lines on each side of the line, nearest first, stopping
+ * at a boundary, a line over JOIN_MAX_LINE, a cut line (noprev_at) and the
+ * held lines' end (limit). compact() and advance() keep exactly these.
+ */
+static void
+set_neighbours(struct classifier *c, struct line_ctx *l)
+{
+	size_t pos = l->start;
+
+	l->nprev = l->nnext = 0;
+	if (ingest_is_join_boundary(l->s, l->n))
+		return;
+	while (l->nprev < JOIN_LINES && pos > 0 && pos != c->noprev_at) {
+		const char *nl = rfind_nl(c->win, pos - 1);
+		size_t ls = nl ? (size_t)(nl - c->win) + 1 : 0;
+
+		if (!join_piece_of(c->win, ls, pos - 1, &l->prev[l->nprev]))
+			break;
+		l->nprev++;
+		pos = ls;
 	}
-	if (end < limit) {
-		const char *nl = find_nl(c->win + end + 1, limit - end - 1);
+	pos = l->end + 1;
+	while (l->nnext < JOIN_LINES && pos < l->limit) {
+		const char *nl = find_nl(c->win + pos, l->limit - pos);
 
-		if (nl) {
-			size_t n = (size_t)(nl - (c->win + end + 1));
-			size_t off = ingest_trim(c->win + end + 1, &n);
-
-			l->next = c->win + end + 1 + off;
-			l->nextn = n;
-		}
+		if (!nl || !join_piece_of(c->win, pos, (size_t)(nl - c->win), &l->next[l->nnext]))
+			break;
+		l->nnext++;
+		pos = (size_t)(nl - c->win) + 1;
 	}
 }
 
@@ -553,6 +658,7 @@ handle_line(struct classifier *c, size_t start, size_t end, size_t limit)
 	l.end = end;
 	l.limit = limit;
 	l.have_neighbours = false;
+	l.nprev = l.nnext = 0;
 	process_line(c, &l, c->win + start, end - start);
 }
 
@@ -668,18 +774,19 @@ scan_region(struct classifier *c, size_t region_end, size_t limit)
 	c->proc = region_end;
 }
 
-/* Keep the last processed line (for joins) and everything unprocessed. */
+/* Keep the processed lines that joins may still need, and everything unprocessed. */
 static void
 compact(struct classifier *c)
 {
 	size_t keep = c->proc;
-	const char *nl;
 
-	if (c->proc > 0) {
-		nl = rfind_nl(c->win, c->proc - 1);
-		keep = nl ? (size_t)(nl - c->win) + 1 : 0;
-		if (c->proc - keep > CLASSIFY_MAX_LINE)
-			keep = c->proc;
+	for (int k = 0; k < JOIN_LINES && keep > 0; k++) {
+		const char *nl = rfind_nl(c->win, keep - 1);
+		size_t ls = nl ? (size_t)(nl - c->win) + 1 : 0;
+
+		if (keep - 1 - ls > JOIN_MAX_LINE)
+			break;
+		keep = ls;
 	}
 	if (keep == 0)
 		return;
@@ -731,9 +838,10 @@ skip_long_tail(struct classifier *c)
 }
 
 /*
- * Process what the window holds. The last complete line is held back so
- * that a candidate line always sees its successor, whatever the read sizes
- * were: the verdict must not depend on how a pipe chunked the log.
+ * Process what the window holds. The last JOIN_LINES complete lines are
+ * held back so that a candidate line always sees its successors, whatever
+ * the read sizes were: the verdict must not depend on how a pipe chunked
+ * the log.
  */
 static void
 advance(struct classifier *c, bool final)
@@ -756,7 +864,9 @@ advance(struct classifier *c, bool final)
 			cut_long_line(c);
 		return;
 	}
-	before = rfind_nl(c->win + c->proc, (size_t)(last - (c->win + c->proc)));
+	before = last;
+	for (int k = 0; k < JOIN_LINES && before; k++)
+		before = rfind_nl(c->win + c->proc, (size_t)(before - (c->win + c->proc)));
 	if (before)
 		scan_region(c, (size_t)(before - c->win) + 1, c->win_len);
 }

@@ -314,14 +314,14 @@ ingest_parse_loc(const char *line, size_t len, struct frame *f)
 }
 
 bool
-ingest_is_continuation(const char *line, size_t len, const char *next, size_t nlen)
+ingest_is_join_boundary(const char *line, size_t len)
 {
-	if (len < 40 || nlen == 0 || starts(line, len, "Traceback"))
-		return false;
-	if (next[0] == ' ' || next[0] == '\t')
-		return false;
-	if (starts(next, nlen, "Traceback") || starts(next, nlen, "During handling") ||
-	    starts(next, nlen, "The above exception"))
-		return false;
-	return true;
+	size_t i = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	line += i;
+	len -= i;
+	return len == 0 || starts(line, len, "Traceback") || starts(line, len, "During handling") ||
+	       starts(line, len, "The above exception") || starts(line, len, "File \"");
 }

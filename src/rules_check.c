@@ -71,6 +71,28 @@ check_fact(const struct ruleset *rs, const struct fact_def *f, FILE *out, struct
 	}
 }
 
+static void
+check_context(const struct ruleset *rs, const struct context_def *cx, const struct example *ex,
+	      size_t k, bool want, FILE *out, struct check_result *res)
+{
+	struct classifier *c = classifier_new(rs);
+	struct verdict v;
+	bool held;
+
+	classifier_feed(c, ex->log, strlen(ex->log));
+	classifier_finish(c, &v);
+	held = classifier_context_held(c, cx->id);
+	if (held != want) {
+		fprintf(out, "%s:%d: context %s: %s example %zu %s\n", cx->file, ex->line, cx->id,
+			want ? "match" : "no_match", k, want ? "does not hold" : "holds");
+		res->failed++;
+	} else {
+		res->passed++;
+	}
+	verdict_release(&v);
+	classifier_free(c);
+}
+
 void
 rules_check_examples(const struct ruleset *rs, FILE *out, struct check_result *res)
 {
@@ -85,6 +107,14 @@ rules_check_examples(const struct ruleset *rs, FILE *out, struct check_result *r
 	}
 	for (size_t i = 0; i < rs->nfacts; i++)
 		check_fact(rs, &rs->facts[i], out, res);
+	for (size_t i = 0; i < rs->ncontexts; i++) {
+		const struct context_def *cx = &rs->contexts[i];
+
+		for (size_t k = 0; k < cx->nmatch_ex; k++)
+			check_context(rs, cx, &cx->match_ex[k], k + 1, true, out, res);
+		for (size_t k = 0; k < cx->nnomatch_ex; k++)
+			check_context(rs, cx, &cx->nomatch_ex[k], k + 1, false, out, res);
+	}
 }
 
 void

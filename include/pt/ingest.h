@@ -46,9 +46,10 @@ bool ingest_parse_loc(const char *line, size_t len, struct frame *f);
 bool ingest_is_library_path(const char *path, size_t len);
 
 /*
- * Does `next` continue `line` as a hard-wrapped piece of one long line?
- * Used to retry patterns on the two lines joined.
+ * Can a hard-wrapped sentence not run across this (trimmed) line? True for
+ * a blank line and for the lines that start a traceback, a chained
+ * exception or a frame: joins of wrapped lines stop there.
  */
-bool ingest_is_continuation(const char *line, size_t len, const char *next, size_t nlen);
+bool ingest_is_join_boundary(const char *line, size_t len);
 
 #endif

@@ -84,10 +84,12 @@ test_continuation(void)
 {
 	const char *a = "CompileTimeScopedVmemOom: Ran out of memory in memory space vmem ... Scoped allocation with size";
 
-	CHECK(ingest_is_continuation(a, strlen(a), "37.22M and limit 32.00M", 23));
-	CHECK(!ingest_is_continuation(a, strlen(a), "  File \"x\"", 10));
-	CHECK(!ingest_is_continuation("short", 5, "next", 4));
-	CHECK(!ingest_is_continuation(a, strlen(a), "Traceback (most recent call last):", 34));
+	CHECK(!ingest_is_join_boundary(a, strlen(a)));
+	CHECK(!ingest_is_join_boundary("37.22M and limit 32.00M", 23));
+	CHECK(ingest_is_join_boundary("  File \"x\"", 10));
+	CHECK(ingest_is_join_boundary("   ", 3));
+	CHECK(ingest_is_join_boundary("Traceback (most recent call last):", 34));
+	CHECK(ingest_is_join_boundary("The above exception was the direct cause", 40));
 }
 
 int
