@@ -36,8 +36,10 @@ context_release(struct context_def *cx)
 	free(cx->weights);
 	strv_free(cx->requires);
 	strv_free(cx->excludes);
+	strv_free(cx->implied_by);
 	free(cx->req_ctx);
 	free(cx->exc_ctx);
+	free(cx->imp_ctx);
 	examples_free(cx->match_ex, cx->nmatch_ex);
 	examples_free(cx->nomatch_ex, cx->nnomatch_ex);
 	free(cx->file);
@@ -102,7 +104,7 @@ parse_context(struct context_def *cx, const struct ynode *cn, const char *file, 
 {
 	static const char *const keys[] = {
 		"id", "summary", "missing", "threshold", "evidence", "requires", "excludes",
-		"examples", NULL,
+		"implied_by", "examples", NULL,
 	};
 	const char *id = NULL, *summary = NULL, *missing = NULL;
 	const struct ynode *en = NULL;
@@ -126,6 +128,7 @@ parse_context(struct context_def *cx, const struct ynode *cn, const char *file, 
 	bad |= parse_evidence(cx, cn, file, d) < 0;
 	bad |= ynode_want_strv(cn, "requires", false, &cx->requires, NULL, file, "a context", d) < 0;
 	bad |= ynode_want_strv(cn, "excludes", false, &cx->excludes, NULL, file, "a context", d) < 0;
+	bad |= ynode_want_strv(cn, "implied_by", false, &cx->implied_by, NULL, file, "a context", d) < 0;
 	if (ynode_want(cn, "examples", YNODE_MAP, true, &en, file, "a context", d) < 0 ||
 	    examples_parse(en, &(struct example_lists){ &cx->match_ex, &cx->nmatch_ex,
 							&cx->nomatch_ex, &cx->nnomatch_ex }, file, d) < 0)
@@ -231,8 +234,10 @@ contexts_link(struct ruleset *rs, struct diag *d)
 
 		free(cx->req_ctx);
 		free(cx->exc_ctx);
+		free(cx->imp_ctx);
 		cx->req_ctx = link_names(rs, cx->requires, i, owner, cx->file, cx->line, d);
 		cx->exc_ctx = link_names(rs, cx->excludes, i, owner, cx->file, cx->line, d);
+		cx->imp_ctx = link_names(rs, cx->implied_by, i, owner, cx->file, cx->line, d);
 		free(owner);
 	}
 	for (size_t i = 0; i < rs->nrules; i++) {

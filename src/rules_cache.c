@@ -276,6 +276,7 @@ put_contexts(struct buf *b, const struct ruleset *rs)
 		put_u32(b, (uint32_t)cx->threshold);
 		put_strv(b, cx->requires);
 		put_strv(b, cx->excludes);
+		put_strv(b, cx->implied_by);
 		put_str(b, cx->file);
 		put_u32(b, (uint32_t)cx->line);
 		put_u32(b, (uint32_t)cx->npats);
@@ -299,6 +300,7 @@ get_context(struct rd *r, struct context_def *cx, size_t index)
 	cx->threshold = (int)get_u32(r);
 	cx->requires = get_strv(r);
 	cx->excludes = get_strv(r);
+	cx->implied_by = get_strv(r);
 	cx->file = get_str(r);
 	cx->line = (int)get_u32(r);
 	cx->npats = get_count(r, 24);

@@ -117,20 +117,35 @@ rules_check_examples(const struct ruleset *rs, FILE *out, struct check_result *r
 	}
 }
 
+static bool
+has_literal(const struct pattern *p)
+{
+	char **lits = p->lits;
+	bool ok = lits && lits[0];
+
+	for (; ok && *lits; lits++)
+		if (strlen(*lits) < RULE_MIN_LITERAL)
+			ok = false;
+	return ok;
+}
+
 void
 rules_check_literals(const struct ruleset *rs, struct diag *d)
 {
+	for (size_t i = 0; i < rs->ncontexts; i++) {
+		const struct context_def *cx = &rs->contexts[i];
+
+		for (size_t k = 0; k < cx->npats; k++)
+			if (!has_literal(cx->pats[k]))
+				diag_warning(d, cx->file, cx->pats[k]->line, cx->pats[k]->col,
+					     "context '%s': evidence pattern has no literal of %d bytes or "
+					     "more; it runs on every line", cx->id, RULE_MIN_LITERAL);
+	}
 	for (size_t i = 0; i < rs->nrules; i++) {
 		const struct rule *r = rs->rules[i];
 
 		for (size_t k = 0; k < r->npats; k++) {
-			char **lits = r->pats[k]->lits;
-			bool ok = lits && lits[0];
-
-			for (; ok && *lits; lits++)
-				if (strlen(*lits) < RULE_MIN_LITERAL)
-					ok = false;
-			if (!ok && !r->literals)
+			if (!has_literal(r->pats[k]) && !r->literals)
 				diag_warning(d, r->file, r->pats[k]->line, r->pats[k]->col,
 					     "rule '%s': pattern has no literal of %d bytes or more and the "
 					     "rule declares no 'literals'; it runs on every line", r->id,

@@ -51,8 +51,8 @@ score_contexts(struct engine_result *e)
 		if (e->assert_context && strcmp(e->assert_context, cx->id) == 0)
 			s = 1.0;
 		e->ctx_score[i] = s;
-		e->ctx_held[i] = s * 100.0 + 1e-9 >= cx->threshold && all_held(e, cx->req_ctx) &&
-				 none_held(e, cx->exc_ctx);
+		e->ctx_held[i] = (s * 100.0 + 1e-9 >= cx->threshold && all_held(e, cx->req_ctx) &&
+				  none_held(e, cx->exc_ctx)) || !none_held(e, cx->imp_ctx);
 	}
 }
 

@@ -90,7 +90,8 @@ struct rule {
  * A log-wide context (rules/contexts.yaml): what kind of program wrote the
  * log. It holds when its evidence, combined like a class's rules
  * (1 - prod(1 - w/100)), reaches `threshold`, every context in `requires`
- * holds and none in `excludes` does. Rules name contexts instead of
+ * holds and none in `excludes` does; or when a context in `implied_by`
+ * holds. Rules name contexts instead of
  * repeating the same tie regex.
  */
 struct context_def {
@@ -101,8 +102,8 @@ struct context_def {
 	struct pattern **pats;     /* evidence, role PAT_ANY */
 	int *weights;              /* one per pattern, 1..100 */
 	size_t npats;
-	char **requires, **excludes;
-	int *req_ctx, *exc_ctx;    /* indexes of earlier contexts, -1-terminated; set by ruleset_finish */
+	char **requires, **excludes, **implied_by;
+	int *req_ctx, *exc_ctx, *imp_ctx; /* indexes of earlier contexts, -1-terminated; set by ruleset_finish */
 	struct example *match_ex, *nomatch_ex;
 	size_t nmatch_ex, nnomatch_ex;
 	char *file;
