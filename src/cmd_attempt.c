@@ -138,7 +138,7 @@ record(struct session *s, const struct ruleset *rs, struct attempt_args *a,
 					  "with --rung, or use --rung custom");
 	}
 	if (a->in.result == RESULT_NEW && a->in.log) {
-		if (walk_classify_path(rs, a->in.log, &nv, err) < 0)
+		if (walk_classify_path(rs, a->in.log, s->kernel, &nv, err) < 0)
 			return -1;
 		have = true;
 	}

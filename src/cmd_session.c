@@ -226,7 +226,7 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (a.interpret && (interp_answer_parse(a.interpret, &ans) < 0 || ans == INTERP_UNASKED))
 		return cmd_usage_error(&session_start_entry, "--interpret takes yes, no or skip, "
 				       "not '%s'", a.interpret);
-	if (walk_classify_path(ctx->rules, argv[optind], &v, &err) < 0)
+	if (walk_classify_path(ctx->rules, argv[optind], a.kernel, &v, &err) < 0)
 		return pt_report(&err);
 	have_v = true;
 	if ((lock = session_lock(SESSION_DIR, &err)) < 0 ||

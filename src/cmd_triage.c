@@ -20,6 +20,7 @@
 #include "pt/rules.h"
 #include "pt/util.h"
 #include "pt/walk.h"
+#include "pt/xalloc.h"
 
 static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 
@@ -109,6 +110,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct classify_opts opts = { 0 };
 	struct verdict v;
 	const char *path, *name = NULL;
+	char *why = NULL;
 	bool json = false, walk;
 	int c, fd, rc;
 
@@ -136,7 +138,13 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	if ((fd = open_log(path, &name, &err)) < 0)
 		return pt_report(&err);
 	opts.threads = util_threads();
+	if (wo.kernel) {
+		why = xasprintf("--kernel %s", wo.kernel);
+		opts.assert_context = ctx->rules->policy.kernel_context;
+		opts.assert_why = why;
+	}
 	rc = classify_fd(ctx->rules, fd, name, &opts, &v, &err);
+	free(why);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (rc < 0)

@@ -99,6 +99,51 @@ print_evidence(FILE *fp, const struct verdict *v, bool color)
 	}
 }
 
+/* The contexts that held, with the lines that made them hold. */
+static void
+print_contexts(FILE *fp, const struct verdict *v, bool color)
+{
+	bool any = false;
+
+	if (!v->ncontexts)
+		return;
+	fprintf(fp, "%scontexts%s     ", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
+	for (size_t i = 0; i < v->ncontexts; i++) {
+		const struct verdict_context *vc = &v->contexts[i];
+
+		if (!vc->held)
+			continue;
+		fprintf(fp, "%s%s (", any ? ", " : "", vc->def->id);
+		if (vc->asserted) {
+			put_untrusted_str(fp, vc->asserted);
+			fputs(vc->nev ? "; " : "", fp);
+		}
+		if (vc->nev)
+			fprintf(fp, "line%s ", vc->nev > 1 ? "s" : "");
+		for (size_t k = 0; k < vc->nev; k++)
+			fprintf(fp, "%s%zu", k ? ", " : "", vc->ev[k].line);
+		if (!vc->asserted && !vc->nev)
+			fputs("implied", fp);
+		fputc(')', fp);
+		any = true;
+	}
+	fputs(any ? "\n" : "none held\n", fp);
+}
+
+static void
+print_next_steps(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool color)
+{
+	char **steps = rs->classes[v->cls].next_steps;
+
+	for (size_t i = 0; steps && steps[i]; i++) {
+		if (i == 0)
+			fprintf(fp, "%snext%s         ", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
+		else
+			fputs("             ", fp);
+		fprintf(fp, "%s\n", steps[i]);
+	}
+}
+
 static void
 print_context(FILE *fp, const struct verdict *v, bool color)
 {
@@ -131,6 +176,9 @@ print_context(FILE *fp, const struct verdict *v, bool color)
 		fputc('\n', fp);
 		any_env = true;
 	}
+	if (!v->loc.file && !any_env)
+		fputc('\n', fp);
+	print_contexts(fp, v, color);
 	if ((why = diagnosis_runner_up_reason(v))) {
 		fprintf(fp, "%srunner-up%s    %s\n", c_on(color, TERM_BOLD), c_on(color, TERM_RESET), why);
 		free(why);
@@ -190,6 +238,8 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 			fprintf(fp, "%sinterpret%s    %s\n", c_on(o->color, TERM_BOLD),
 				c_on(o->color, TERM_RESET), cd->interpret_note);
 		diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
+	} else {
+		print_next_steps(fp, rs, v, o->color);
 	}
 	if (v->long_lines)
 		fprintf(fp, "\nnote: %zu line%s longer than %u bytes were matched on their start only\n",
@@ -266,6 +316,29 @@ json_evidence(struct json *o, const struct verdict *v)
 }
 
 static void
+json_contexts(struct json *o, const struct verdict *v)
+{
+	struct json *arr = json_add_array(o, "contexts");
+
+	for (size_t i = 0; i < v->ncontexts; i++) {
+		const struct verdict_context *vc = &v->contexts[i];
+		struct json *c = json_push_object(arr), *ev;
+
+		json_add_str(c, "id", vc->def->id);
+		json_add_bool(c, "held", vc->held);
+		json_add_num(c, "score", (double)(long)(vc->score * 1000.0 + 0.5) / 1000.0);
+		json_add_str_or_null(c, "asserted", vc->asserted);
+		ev = json_add_array(c, "evidence");
+		for (size_t k = 0; k < vc->nev; k++) {
+			struct json *e = json_push_object(ev);
+
+			json_add_int(e, "line", (long long)vc->ev[k].line);
+			json_add_str(e, "text", vc->ev[k].text);
+		}
+	}
+}
+
+static void
 json_context(struct json *o, const struct verdict *v)
 {
 	struct json *env, *vals, *ru, *loc;
@@ -313,16 +386,24 @@ diagnosis_json(const struct ruleset *rs, const struct verdict *v, const char *so
 	json_add_str_or_null(o, "message", v->message);
 	json_add_str_or_null(o, "reason", v->reason);
 	json_add_str_or_null(o, "rule", v->top_rule ? v->top_rule->id : NULL);
+	json_add_str(o, "tier", v->fallback ? "fallback" : "specific");
 	json_evidence(o, v);
 	json_context(o, v);
+	json_contexts(o, v);
 	scores = json_add_object(o, "scores");
 	for (int k = 0; k < CLASS_COUNT; k++)
 		json_add_num(scores, class_name((enum pt_class)k),
 			     (double)(long)(v->scores[k].score * 1000.0 + 0.5) / 1000.0);
 	json_add_str_or_null(o, "fingerprint", v->fingerprint);
 	json_add_str_or_null(o, "fingerprint_text", v->fingerprint_text);
-	if (v->cls != CLASS_UNKNOWN)
+	if (v->cls != CLASS_UNKNOWN) {
 		json_ladder(o, rs, v);
+	} else {
+		struct json *next = json_add_array(o, "next_steps");
+
+		for (char **s = rs->classes[v->cls].next_steps; s && *s; s++)
+			json_push_str(next, *s);
+	}
 	json_add_int(o, "lines", (long long)v->nlines);
 	json_add_int(o, "bytes", (long long)v->nbytes);
 	json_add_int(o, "long_lines", (long long)v->long_lines);

@@ -148,6 +148,7 @@ ruleset_free(struct ruleset *rs)
 		free(cd->interpret);
 		free(cd->interpret_note);
 		free(cd->explain);
+		strv_free(cd->next_steps);
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
 			rung_release(&rs->ladders[c].rungs[i]);
 		free(rs->ladders[c].rungs);
@@ -522,7 +523,8 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		      struct diag *d)
 {
 	static const char *const keys[] = {
-		"name", "title", "summary", "interpret", "interpret_note", "explain", NULL,
+		"name", "title", "summary", "interpret", "interpret_note", "explain", "next_steps",
+		NULL,
 	};
 	int ret = 0;
 
@@ -530,6 +532,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		const struct ynode *cn = list->items[i];
 		const char *name = NULL, *title = NULL, *summary = NULL, *interp = NULL,
 			   *note = NULL, *explain = NULL;
+		char **next = NULL;
 		enum pt_class c;
 		struct class_def *cd;
 
@@ -544,12 +547,15 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		    ynode_want_str(cn, "summary", true, &summary, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "interpret", true, &interp, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "interpret_note", false, &note, file, "a class", d) < 0 ||
-		    ynode_want_str(cn, "explain", false, &explain, file, "a class", d) < 0) {
+		    ynode_want_str(cn, "explain", false, &explain, file, "a class", d) < 0 ||
+		    ynode_want_strv(cn, "next_steps", false, &next, NULL, file, "a class", d) < 0) {
+			strv_free(next);
 			ret = -1;
 			continue;
 		}
 		if ((c = class_from_name(name)) == CLASS_COUNT) {
 			diag_error(d, file, cn->line, cn->col, "unknown class '%s'", name);
+			strv_free(next);
 			ret = -1;
 			continue;
 		}
@@ -559,11 +565,13 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 
 			diag_error(d, file, n->line, n->col,
 				   "interpret must be reproduces, not-modelled or partly, not '%s'", interp);
+			strv_free(next);
 			ret = -1;
 			continue;
 		}
 		if (rs->have_class[c]) {
 			diag_error(d, file, cn->line, cn->col, "class '%s' is defined twice", name);
+			strv_free(next);
 			ret = -1;
 			continue;
 		}
@@ -574,6 +582,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		cd->interpret = xstrdup(interp);
 		cd->interpret_note = dup_or_null(note);
 		cd->explain = dup_or_null(explain);
+		cd->next_steps = next;
 	}
 	return ret;
 }

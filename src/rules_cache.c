@@ -341,6 +341,7 @@ put_sections(struct buf *b, const struct ruleset *rs)
 		put_str(b, cd->interpret);
 		put_str(b, cd->interpret_note);
 		put_str(b, cd->explain);
+		put_strv(b, cd->next_steps);
 		put_u32(b, (uint32_t)l->nrungs);
 		for (size_t i = 0; i < l->nrungs; i++)
 			put_rung(b, &l->rungs[i]);
@@ -386,6 +387,7 @@ get_sections(struct rd *r, struct ruleset *rs)
 		cd->interpret = get_str(r);
 		cd->interpret_note = get_str(r);
 		cd->explain = get_str(r);
+		cd->next_steps = get_strv(r);
 		l->nrungs = get_count(r, 36);
 		l->rungs = xcalloc(l->nrungs + 1, sizeof(*l->rungs));
 		for (size_t i = 0; i < l->nrungs && !r->bad; i++)

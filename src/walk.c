@@ -416,16 +416,24 @@ ask_log(struct walk *w, struct pt_err *err)
 }
 
 int
-walk_classify_path(const struct ruleset *rs, const char *path, struct verdict *v,
-		   struct pt_err *err)
+walk_classify_path(const struct ruleset *rs, const char *path, const char *kernel,
+		   struct verdict *v, struct pt_err *err)
 {
 	bool in = strcmp(path, "-") == 0;
 	int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC), rc;
-	struct classify_opts opts = { .threads = util_threads() };
+	char *why = kernel ? xasprintf("--kernel %s", kernel) : NULL;
+	struct classify_opts opts = {
+		.threads = util_threads(),
+		.assert_context = kernel ? rs->policy.kernel_context : NULL,
+		.assert_why = why,
+	};
 
-	if (fd < 0)
+	if (fd < 0) {
+		free(why);
 		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
+	}
 	rc = classify_fd(rs, fd, in ? "<stdin>" : path, &opts, v, err);
+	free(why);
 	if (!in)
 		close(fd);
 	return rc;
@@ -459,7 +467,7 @@ finish_attempt(struct walk *w, const struct rung *r, struct pt_err *err)
 	int rc;
 
 	if (in.result == RESULT_NEW && in.log) {
-		if (walk_classify_path(w->ctx->rules, in.log, &nv, err) < 0)
+		if (walk_classify_path(w->ctx->rules, in.log, w->s->kernel, &nv, err) < 0)
 			return END_ERROR;
 		have = true;
 		print_new_verdict(w->out, &nv);

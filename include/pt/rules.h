@@ -125,6 +125,7 @@ struct confidence_policy {
 struct class_def {
 	enum pt_class cls;
 	char *title, *summary, *interpret, *interpret_note, *explain;
+	char **next_steps;         /* what to capture or try next, NULL-terminated or NULL */
 };
 
 struct flag_def {

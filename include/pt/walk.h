@@ -72,9 +72,13 @@ int walk_resume(struct pt_ctx *ctx, const struct walk_opts *o);
 int walk_open_session(const char *dir, const struct verdict *v, const char *log_name,
 		      const char *kernel, FILE *out, struct session **sp, struct pt_err *err);
 
-/* Classify the log at path ("-": stdin) with rs into v (release with verdict_release()). */
-int walk_classify_path(const struct ruleset *rs, const char *path, struct verdict *v,
-		       struct pt_err *err);
+/*
+ * Classify the log at path ("-": stdin) with rs into v (release with
+ * verdict_release()). kernel (may be NULL) is the --kernel FILE the user
+ * named: the pallas-kernel context holds on their word.
+ */
+int walk_classify_path(const struct ruleset *rs, const char *path, const char *kernel,
+		       struct verdict *v, struct pt_err *err);
 
 /* Print rung r as attempt k of 10 with its filled change, expectation and flags. */
 void walk_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
