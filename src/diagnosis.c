@@ -111,7 +111,8 @@ print_contexts(FILE *fp, const struct verdict *v, bool color)
 	for (size_t i = 0; i < v->ncontexts; i++) {
 		const struct verdict_context *vc = &v->contexts[i];
 
-		if (!vc->held)
+		/* held only because another context implies it: that one is shown */
+		if (!vc->held || (!vc->asserted && !vc->nev))
 			continue;
 		fprintf(fp, "%s%s (", any ? ", " : "", vc->def->id);
 		if (vc->asserted) {
@@ -122,8 +123,6 @@ print_contexts(FILE *fp, const struct verdict *v, bool color)
 			fprintf(fp, "line%s ", vc->nev > 1 ? "s" : "");
 		for (size_t k = 0; k < vc->nev; k++)
 			fprintf(fp, "%s%zu", k ? ", " : "", vc->ev[k].line);
-		if (!vc->asserted && !vc->nev)
-			fputs("implied", fp);
 		fputc(')', fp);
 		any = true;
 	}
