@@ -152,7 +152,12 @@ score_classes(const struct engine_result *e, struct verdict *v)
 		struct class_score *cs = &v->scores[r->cls];
 		const struct pat_state *key = score_rule_key(e, r);
 
-		cs->score = combine(cs->score, r->weight);
+		/* Fallback rules are rival readings of one error, not independent
+		 * evidence: a class counts its strongest one only. */
+		if (r->tier == TIER_FALLBACK)
+			cs->score = cs->score > r->weight / 100.0 ? cs->score : r->weight / 100.0;
+		else
+			cs->score = combine(cs->score, r->weight);
 		if (!cs->top_rule) {
 			cs->top_rule = r;
 			cs->top_weight = r->weight;
