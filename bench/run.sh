@@ -31,7 +31,11 @@ fi
 mkdir -p "$D"
 
 echo "== inputs"
-"$PT" rules export-patterns >"$D/patterns.pcre"
+# The peers look for failure lines: the specific rules and the facts. The
+# context evidence and the fallback tier, which pallas-triage also runs,
+# match ordinary lines too (a Mosaic IR dump is Pallas evidence), so leaving
+# them to pallas-triage alone makes the ratios conservative.
+"$PT" rules export-patterns --specific >"$D/patterns.pcre"
 python3 "$B/translate.py" "$D/patterns.pcre" "$D/patterns.ere" "$D/patterns.rg"
 stamp="$(cksum <"$B/gen_log.py") $SIZE"
 if [ ! -f "$D/meta.json" ] || [ "$(cat "$D/.stamp" 2>/dev/null)" != "$stamp" ]; then

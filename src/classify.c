@@ -49,6 +49,19 @@ static const char *const aux_literals[AUX_COUNT] = {
 	"File \"", "loc(", "Traceback (most recent call last)", "Error: ", "Exception: ",
 };
 
+struct join_piece {
+	const char *s;              /* trimmed */
+	size_t n;
+};
+
+/* A candidate line joined with wrapped neighbours (try_joined()). */
+struct join {
+	struct buf text;
+	size_t starts[2 * JOIN_LINES + 1];  /* where each line starts in text */
+	size_t npieces, own;        /* own: the candidate line's piece */
+	size_t lineno;              /* the candidate line it was built for, or SIZE_MAX */
+};
+
 struct classifier {
 	const struct ruleset *rs;
 	struct litset *ls;          /* our own prefilter, or NULL while we use a shared one */
@@ -74,7 +87,7 @@ struct classifier {
 	size_t wasted;              /* candidate lines since the last build that ran nothing */
 	size_t ansi_tail;           /* bytes at the window's end: an escape sequence cut by a read */
 
-	struct buf join;
+	struct join joins[2];         /* the candidate line's joins: forward, both ways */
 	struct snap_frame last_frame, loc_frame;
 	size_t *waiting;            /* hit patterns whose traceback comes after them */
 	size_t nwaiting;
@@ -129,30 +142,62 @@ snap_copy(struct snap_frame *dst, const struct snap_frame *src)
 
 /*
  * A hard wrap puts a newline where a literal had a space, so a literal with
- * spaces may be found on no line. Its longest word survives any such wrap:
- * indexing it too makes the line that holds it a candidate, where the
- * joined neighbours (try_joined) complete the match.
+ * spaces may be found on no line. Cut at spaces into pieces, a literal
+ * survives one wrap fewer than it has pieces: each wrap breaks one piece at
+ * most, a whole piece makes its line a candidate, and the joined neighbours
+ * (try_joined()) complete the match. Each piece must be a phrase (two words
+ * or more, WRAP_MIN_PIECE bytes): single words such as "memory" or "shape"
+ * are on too many lines of a big log. Literals too short for two such
+ * pieces get none; a wrap inside a short phrase is rare.
  */
-static void
-add_wrap_word(struct litset *ls, const char *lit, unsigned id)
+#define WRAP_MIN_PIECE 8
+
+static bool
+wrap_piece_ok(const char *p, size_t n)
 {
-	const char *best = NULL, *w = lit;
-	size_t bestn = 0;
+	return n >= WRAP_MIN_PIECE && memchr(p, ' ', n) != NULL;
+}
 
-	if (!strchr(lit, ' '))
-		return;
-	while (*w) {
-		size_t n = strcspn(w, " \t");
+/* The shortest piece when lit[0..len) is cut at spaces i < j (j = len: two pieces). */
+static size_t
+wrap_cut_score(const char *lit, size_t len, size_t i, size_t j)
+{
+	size_t a = i, b = j - i - 1, c = j < len ? len - j - 1 : SIZE_MAX;
 
-		if (n > bestn) {
-			best = w;
-			bestn = n;
+	if (!wrap_piece_ok(lit, a) || !wrap_piece_ok(lit + i + 1, b) ||
+	    (j < len && !wrap_piece_ok(lit + j + 1, c)))
+		return 0;
+	return a < b ? (a < c ? a : c) : (b < c ? b : c);
+}
+
+static void
+add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
+{
+	size_t len = strlen(lit), best = 0, bi = 0, bj = 0;
+
+	for (int three = 1; three >= 0 && !best; three--)
+		for (size_t i = 1; i < len; i++) {
+			if (lit[i] != ' ')
+				continue;
+			/* three pieces (two wraps) when the literal is long enough, else two */
+			for (size_t j = three ? i + 1 : len; j <= len && (!three || j < len); j++) {
+				size_t score;
+
+				if (j < len && lit[j] != ' ')
+					continue;
+				if ((score = wrap_cut_score(lit, len, i, j)) > best) {
+					best = score;
+					bi = i;
+					bj = j;
+				}
+			}
 		}
-		w += n;
-		w += strspn(w, " \t");
-	}
-	if (bestn >= RULE_MIN_LITERAL)
-		litset_add(ls, best, bestn, id);
+	if (!best || !ls)
+		return;
+	litset_add(ls, lit, bi, id);
+	litset_add(ls, lit + bi + 1, (bj < len ? bj : len) - bi - 1, id);
+	if (bj < len)
+		litset_add(ls, lit + bj + 1, len - bj - 1, id);
 }
 
 /*
@@ -175,7 +220,7 @@ add_pattern_literals(struct litset *ls, const struct pattern *p)
 		return false;
 	for (char **l = lits; ls && *l; l++) {
 		litset_add(ls, *l, strlen(*l), (unsigned)p->index);
-		add_wrap_word(ls, *l, (unsigned)p->index);
+		add_wrap_literals(ls, *l, (unsigned)p->index);
 	}
 	return true;
 }
@@ -267,7 +312,8 @@ classifier_free(struct classifier *c)
 	free(c->ctx_score);
 	vars_release(&c->env);
 	free(c->win);
-	buf_release(&c->join);
+	buf_release(&c->joins[0].text);
+	buf_release(&c->joins[1].text);
 	snap_release(&c->last_frame);
 	snap_release(&c->loc_frame);
 	free(c->last_error);
@@ -338,15 +384,19 @@ record_hit(struct classifier *c, const struct pattern *p, const char *subj, size
 
 /*
  * Try one pattern on a subject made of npieces lines starting at `starts`
- * (one piece for a plain line), the first of them line `lineno`. Returns
- * true when it matched; the hit belongs to the piece where the match starts.
+ * (one piece for a plain line), the first of them line `lineno`, piece
+ * `own` the candidate line. Returns true when it matched there: the match
+ * must overlap the candidate line, since a match wholly inside a neighbour
+ * is that line's to find (alone, with its own captures). The hit belongs to
+ * the piece where the match starts.
  */
 static bool
 try_pattern_at(struct classifier *c, struct pattern *p, const char *subj, size_t len,
-	       size_t lineno, const size_t *starts, size_t npieces)
+	       size_t lineno, const size_t *starts, size_t npieces, size_t own)
 {
 	struct match *m = pattern_compiled(p);
 	size_t ms = 0, me = 0, k = 0;
+	size_t own_end = own + 1 < npieces ? starts[own + 1] : len;
 
 	if (!m) {
 		c->match_errors++;
@@ -354,6 +404,8 @@ try_pattern_at(struct classifier *c, struct pattern *p, const char *subj, size_t
 	}
 	switch (match_exec(m, subj, len, &ms, &me)) {
 	case MATCH_YES:
+		if (ms >= own_end || me <= starts[own])
+			return false;
 		while (k + 1 < npieces && starts[k + 1] <= ms)
 			k++;
 		record_hit(c, p, subj, len, starts[k], lineno + k, ms, me);
@@ -373,13 +425,9 @@ try_pattern(struct classifier *c, struct pattern *p, const char *subj, size_t le
 {
 	static const size_t whole[1] = { 0 };
 
-	return try_pattern_at(c, p, subj, len, lineno, whole, 1);
+	return try_pattern_at(c, p, subj, len, lineno, whole, 1, 0);
 }
 
-struct join_piece {
-	const char *s;              /* trimmed */
-	size_t n;
-};
 
 struct line_ctx {
 	const char *s;              /* the trimmed line */
@@ -397,22 +445,59 @@ static void set_neighbours(struct classifier *c, struct line_ctx *l);
 static size_t
 join_add(struct buf *b, const char *s, size_t n)
 {
+	const char *end = s + n;
 	size_t at;
 
-	while (n && (*s == ' ' || *s == '\t')) {
+	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
-		n--;
-	}
 	if (b->len)
 		buf_addch(b, ' ');
 	at = b->len;
-	for (size_t i = 0; i < n; i++) {
-		bool blank = s[i] == ' ' || s[i] == '\t';
+	while (s < end) {
+		size_t run = strcspn(s, " \t");
 
-		if (!blank || !(i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')))
-			buf_addch(b, blank ? ' ' : s[i]);
+		if (run > (size_t)(end - s))
+			run = (size_t)(end - s);
+		buf_add(b, s, run);
+		s += run;
+		if (s < end) {
+			buf_addch(b, ' ');
+			while (s < end && (*s == ' ' || *s == '\t'))
+				s++;
+		}
 	}
 	return at;
+}
+
+/*
+ * The line joined with its neighbours, built once per candidate line: the
+ * line and the lines after it (kind 0), then the lines before it too
+ * (kind 1). Returns false when that join would add nothing.
+ */
+static bool
+join_of(struct classifier *c, struct line_ctx *l, int kind)
+{
+	struct join *j = &c->joins[kind];
+
+	if (!l->have_neighbours) {
+		set_neighbours(c, l);
+		l->have_neighbours = true;
+		c->joins[0].lineno = c->joins[1].lineno = SIZE_MAX;
+	}
+	if (kind == 0 ? l->nnext == 0 : l->nprev == 0)
+		return false;
+	if (j->lineno == l->lineno)
+		return true;
+	buf_reset(&j->text);
+	j->npieces = 0;
+	for (size_t k = kind ? l->nprev : 0; k > 0; k--)
+		j->starts[j->npieces++] = join_add(&j->text, l->prev[k - 1].s, l->prev[k - 1].n);
+	j->own = j->npieces;
+	j->starts[j->npieces++] = join_add(&j->text, l->s, l->n);
+	for (size_t k = 0; k < l->nnext; k++)
+		j->starts[j->npieces++] = join_add(&j->text, l->next[k].s, l->next[k].n);
+	j->lineno = l->lineno;
+	return true;
 }
 
 /*
@@ -423,24 +508,12 @@ join_add(struct buf *b, const char *s, size_t n)
 static void
 try_joined(struct classifier *c, struct pattern *p, struct line_ctx *l)
 {
-	size_t starts[2 * JOIN_LINES + 1], nst, first;
+	for (int kind = 0; kind < 2; kind++) {
+		struct join *j = &c->joins[kind];
 
-	if (!l->have_neighbours) {
-		set_neighbours(c, l);
-		l->have_neighbours = true;
-	}
-	for (int with_prev = 0; with_prev < 2; with_prev++) {
-		if (with_prev ? l->nprev == 0 : l->nnext == 0)
-			continue;
-		buf_reset(&c->join);
-		nst = 0;
-		for (size_t k = with_prev ? l->nprev : 0; k > 0; k--)
-			starts[nst++] = join_add(&c->join, l->prev[k - 1].s, l->prev[k - 1].n);
-		first = nst;
-		starts[nst++] = join_add(&c->join, l->s, l->n);
-		for (size_t k = 0; k < l->nnext; k++)
-			starts[nst++] = join_add(&c->join, l->next[k].s, l->next[k].n);
-		if (try_pattern_at(c, p, c->join.data, c->join.len, l->lineno - first, starts, nst))
+		if (join_of(c, l, kind) &&
+		    try_pattern_at(c, p, j->text.data, j->text.len, l->lineno - j->own, j->starts,
+				   j->npieces, j->own))
 			return;
 	}
 }
@@ -453,7 +526,9 @@ run_pattern(struct classifier *c, size_t id, struct line_ctx *l)
 
 	if (c->ps[id].hit)
 		return false;
-	if (!try_pattern(c, p, l->s, l->n, l->lineno))
+	/* Context evidence and facts are names and paths, which do not wrap;
+	 * joining for them would cost a join on every line that mentions one. */
+	if (!try_pattern(c, p, l->s, l->n, l->lineno) && p->rule)
 		try_joined(c, p, l);
 	return true;
 }

@@ -49,8 +49,12 @@ static const struct cmd_entry rules_list_entry = {
 
 static const struct cmd_entry rules_export_entry = {
 	.name = "export-patterns",
-	.usage = "rules export-patterns",
+	.usage = "rules export-patterns [--specific]",
 	.summary = "print every rule pattern, one per line (for grep -f / rg -f comparisons)",
+	.help =
+	"options:\n"
+	"  --specific   only what marks a failure line: the patterns of specific rules\n"
+	"               and facts, without context evidence and the fallback tier\n",
 	.min_args = 0, .max_args = 0, .flags = CMD_NEEDS_RULES, .run = rules_export_run,
 };
 
@@ -223,15 +227,41 @@ rules_list_run(int argc, char **argv, struct pt_ctx *ctx)
 	return PT_EXIT_OK;
 }
 
+/* Context evidence (no rule, no fact) and fallback rules match ordinary lines too. */
+static bool
+marks_failure_line(const struct ruleset *rs, const struct pattern *p)
+{
+	if (p->rule)
+		return p->rule->tier == TIER_SPECIFIC;
+	for (size_t i = 0; i < rs->nfacts; i++)
+		if (rs->facts[i].pat == p)
+			return true;
+	return false;
+}
+
 static int
 rules_export_run(int argc, char **argv, struct pt_ctx *ctx)
 {
-	int rc;
+	static const struct option opts[] = {
+		{ "specific", no_argument, NULL, 's' },
+		CMD_GLOBAL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	bool specific = false;
+	int c, rc;
 
-	if ((rc = parse_plain(&rules_export_entry, argc, argv, ctx)) != 0)
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		if (c == 's')
+			specific = true;
+		else if ((rc = cmd_global_option(&rules_export_entry, ctx, c, optarg)) != 0)
+			return rc;
+	if ((rc = cmd_check_args(&rules_export_entry, argc, optind)) != 0)
 		return rc;
-	for (size_t i = 0; i < ctx->rules->npatterns; i++)
-		if (ctx->rules->patterns[i]->role != PAT_NONE)
-			printf("%s\n", ctx->rules->patterns[i]->src);
+	for (size_t i = 0; i < ctx->rules->npatterns; i++) {
+		const struct pattern *p = ctx->rules->patterns[i];
+
+		if (p->role != PAT_NONE && (!specific || marks_failure_line(ctx->rules, p)))
+			printf("%s\n", p->src);
+	}
 	return PT_EXIT_OK;
 }

@@ -20,7 +20,7 @@ awk -v dir="$T/doc" '
 	inblock { print > f }
 ' "$SRC/docs/rules.md"
 for f in "$T"/doc/*.yaml; do
-	head -1 "$f" | grep -Eq '^(rules|flags|codes|facts):' || rm -f "$f"
+	head -1 "$f" | grep -Eq '^(rules|flags|codes|facts|contexts):' || rm -f "$f"
 done
 cp "$SRC/rules/classes.yaml" "$T/doc/"
 check "docs/rules.md has rule examples" test "$(ls "$T"/doc | wc -l)" -ge 3
@@ -28,6 +28,45 @@ $PT rules validate "$T/doc" >"$T/dv.out" 2>&1
 check "docs/rules.md examples validate" test $? -eq 0 || cat "$T/dv.out"
 $PT rules test "$T/doc" >"$T/dt.out" 2>&1
 check "docs/rules.md examples pass rules test" test $? -eq 0 || cat "$T/dt.out"
+
+# contexts: a rule may name only contexts that exist, a context only those above it
+mkdir -p "$T/ctx"
+cp "$SRC/tests/fixtures/rules/classes.yaml" "$T/ctx/"
+cat >"$T/ctx/r.yaml" <<'YAML'
+contexts:
+  - id: second
+    summary: names a context declared below it
+    threshold: 50
+    requires: [first]
+    evidence: [{ weight: 90, pattern: 'second marker' }]
+    examples: { match: ['second marker'] }
+  - id: first
+    summary: the first
+    threshold: 50
+    evidence: [{ weight: 90, pattern: 'first marker' }]
+    examples: { match: ['first marker'] }
+rules:
+  - id: layout.needs-missing
+    class: layout
+    stage: compile
+    weight: 50
+    requires: [no-such-context]
+    match: { any: ['shape thing'] }
+    message: 'x'
+    examples: { match: ['shape thing'] }
+YAML
+$PT rules validate "$T/ctx" >"$T/cv.out" 2>&1
+check "a rule naming an unknown context is refused" grep -q "rule 'layout.needs-missing' names unknown context 'no-such-context'" "$T/cv.out"
+check "a context naming a later one is refused" grep -q "context 'second' names context 'first', which is not declared before it" "$T/cv.out"
+
+# export-patterns --specific leaves out context evidence and the fallback tier
+$PT rules export-patterns >"$T/all.pat"
+$PT rules export-patterns --specific >"$T/spec.pat"
+check "export-patterns prints the context evidence" grep -qF 'tpu_custom_call' "$T/all.pat"
+check "export-patterns --specific prints fewer patterns" test "$(wc -l <"$T/spec.pat")" -lt "$(wc -l <"$T/all.pat")"
+check "export-patterns --specific prints rule patterns" grep -qF 'Padded transposes unsupported' "$T/spec.pat"
+check "export-patterns --specific leaves out context evidence" sh -c "! grep -qxF 'tpu_custom_call' '$T/spec.pat'"
+check "export-patterns --specific leaves out the fallback tier" sh -c "! grep -qF 'Exception while lowering eqn' '$T/spec.pat'"
 
 # a failing example is reported with its place and fails the run
 mkdir -p "$T/bad"
