@@ -453,13 +453,13 @@ join_add(struct buf *b, const char *s, size_t n)
 	if (b->len)
 		buf_addch(b, ' ');
 	at = b->len;
+	/* bounded by end, not by a NUL: a log line may hold NUL bytes */
 	while (s < end) {
-		size_t run = strcspn(s, " \t");
+		const char *run = s;
 
-		if (run > (size_t)(end - s))
-			run = (size_t)(end - s);
-		buf_add(b, s, run);
-		s += run;
+		while (s < end && *s != ' ' && *s != '\t')
+			s++;
+		buf_add(b, run, (size_t)(s - run));
 		if (s < end) {
 			buf_addch(b, ' ');
 			while (s < end && (*s == ' ' || *s == '\t'))
