@@ -168,7 +168,7 @@ explain_api(const struct ruleset *rs, const struct api_name *n, const char *jax)
 		api_render_text(&ar, tmpl, &b);
 		printf("  in JAX %s: %s\n", jax, b.data);
 		for (size_t i = 0; i < ar.nnotes; i++)
-			printf("                (%s)\n", ar.notes[i]);
+			printf("  note:         %s\n", ar.notes[i]);
 		api_render_release(&ar);
 	}
 	buf_release(&b);

@@ -631,12 +631,10 @@ note_missing(struct api_render *ar, const struct api_name *cur)
 
 	if (cur->since.set && reached(&cur->since, &ar->ver) == TRI_NO) {
 		format_ver(&cur->since.hi, hi, sizeof(hi));
-		add_note(ar, "needs JAX >= %s for %s; the log shows %s", hi, spelling(cur),
-			 ar->version);
+		add_note(ar, "needs JAX >= %s for %s (%s lacks it)", hi, spelling(cur), ar->version);
 	} else {
 		format_ver(&cur->removed.hi, hi, sizeof(hi));
-		add_note(ar, "%s is gone from JAX %s on; the log shows %s", spelling(cur), hi,
-			 ar->version);
+		add_note(ar, "JAX %s no longer has %s (removed in %s)", ar->version, spelling(cur), hi);
 	}
 }
 

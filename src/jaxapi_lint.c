@@ -99,8 +99,8 @@ lint_word(const struct jaxapi *t, const char *w, const struct lint_at *at, struc
 		lint_error(d, at, "'%s' is not in the JAX API table; add it to the jax_api section "
 			   "and write ${api:%s}", w, w);
 	else if (!at->snippet && n && jaxapi_versioned(t, n))
-		lint_error(d, at, "'%s' depends on the JAX version and prose is not rendered; name it "
-			   "in 'change' instead", w);
+		lint_error(d, at, "'%s' depends on the JAX version, and prose is not rendered: name "
+			   "it only in change, fallback or snippet texts", w);
 }
 
 static void

@@ -166,13 +166,13 @@ test_render(void)
 
 	/* a span: before it no, inside it not known, after it yes */
 	check_render(rs, "0.4.35", "${api:InterpretParams.detect_races}=True", "detect_races=True",
-		     "needs JAX >= 0.6.0 for detect_races; the log shows 0.4.35");
+		     "needs JAX >= 0.6.0 for detect_races (0.4.35 lacks it)");
 	check_render(rs, "0.5.3", "${api:InterpretParams.detect_races}=True", "detect_races=True",
 		     "not known whether JAX 0.5.3 has detect_races (it arrived between 0.5.2 and 0.6.0)");
 	check_render(rs, "0.6.0", "${api:InterpretParams.detect_races}=True", "detect_races=True", "");
 	check_render(rs, "0.4.35", "${api:jax_pallas_poison_buffers} ${api:jax_pallas_poison_buffers}",
 		     "jax_pallas_poison_buffers jax_pallas_poison_buffers",
-		     "needs JAX >= 0.11.0 for jax_pallas_poison_buffers; the log shows 0.4.35");
+		     "needs JAX >= 0.11.0 for jax_pallas_poison_buffers (0.4.35 lacks it)");
 
 	/* what is not an API placeholder is copied as it is */
 	check_render(rs, "0.4.35", "${api:no.such} ${x} ${api:pl.ds", "no.such ${x} ${api:pl.ds", "");
