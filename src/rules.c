@@ -934,7 +934,9 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 	if (rs->chips)
 		chiptab_finish(rs->chips, d);
 	jaxapi_finish(rs->api, d);
-	jaxapi_lint(rs, d);
+	/* a cached set passed the lint when it was written; it costs 0.4 ms a run */
+	if (!rs->from_cache)
+		jaxapi_lint(rs, d);
 	/* The scanner's pattern index: rules in order, then facts. Rebuilt here
 	 * because a pack may have replaced rules after they were first added. */
 	rs->npatterns = 0;

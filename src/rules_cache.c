@@ -744,6 +744,7 @@ rules_cache_load(const char *key)
 	if (!(stored = get_str(&r)) || strcmp(stored, key) != 0)
 		goto miss;
 	rs = ruleset_new();
+	rs->from_cache = true;
 	n = get_count(&r, 64);
 	rs->rules = xcalloc((size_t)n + 1, sizeof(*rs->rules));
 	rs->alloc_rules = n;

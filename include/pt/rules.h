@@ -129,6 +129,7 @@ struct ruleset {
 	size_t nfacts, alloc_facts;
 	struct chiptab *chips;      /* may be NULL when no chips.yaml was loaded */
 	struct jaxapi *api;         /* the JAX API table; NULL when no jax-api.yaml was loaded */
+	bool from_cache;            /* loaded from the rules cache, which holds only checked sets */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;
 };
