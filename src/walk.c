@@ -214,7 +214,7 @@ walk_print_interpret(FILE *out, const struct ruleset *rs, const struct session *
 	print_flag_line(out, rs, &ar, "interpret-reset", "  Between runs reset the simulated "
 			"state, or state from one run leaks into the next:\n");
 	for (size_t i = 0; i < ar.nnotes; i++)
-		fprintf(out, "  (%s)\n", ar.notes[i]);
+		fprintf(out, "  note: %s\n", ar.notes[i]);
 	api_render_release(&ar);
 	if (cd && cd->interpret && strcmp(cd->interpret, "not-modelled") == 0 &&
 	    cd->interpret_note) {

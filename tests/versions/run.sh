@@ -48,10 +48,14 @@ check "explain without --jax: current spelling, said once" \
 for v in 0.4.35 0.11.0; do
 	mkdir -p "$T/s$v" && cd "$T/s$v"
 	$PT session start "$D/sync-hang-$v.log" >/dev/null 2>&1
+	$PT session status >"$T/status-$v.txt" 2>&1
 	$PT report --format text >"$T/report-$v.txt" 2>&1
 	$PT report --format json >"$T/report-$v.json" 2>&1
 	cd "$T"
 done
+check "walk 0.4.35: the interpret question's note" grep -qxF '  note: needs JAX >= 0.6.0 for detect_races (0.4.35 lacks it)' "$T/status-0.4.35.txt"
+check "walk 0.4.35: the rung's note" grep -qxF '  note    needs JAX >= 0.6.0 for detect_races (0.4.35 lacks it)' "$T/status-0.4.35.txt"
+check "walk 0.11.0: no notes" sh -c "! grep -q 'note' '$T/status-0.11.0.txt'"
 check "report 0.4.35: pltpu.semaphore_signal" grep -qF 'pltpu.semaphore_signal(b, device_id=peer)' "$T/report-0.4.35.txt"
 check "report 0.4.35: says the version" grep -qxF 'note: API names are spelled for JAX 0.4.35, the version in the log' "$T/report-0.4.35.txt"
 check "report 0.4.35: the flag's note" grep -qF 'give the run a timeout; needs JAX >= 0.6.0 for detect_races (0.4.35 lacks it)' "$T/report-0.4.35.txt"
