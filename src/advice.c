@@ -18,6 +18,8 @@
  *    without a known chip, when the limit is a scoped default of some chip
  *    in the table and no chip's physical VMEM (32 MiB, 96 MiB: yes; 16 MiB
  *    and 64 MiB are both, so they stay unset).
+ *  - jax_upgrade_to (with _what and _from) when the captures name a gap a
+ *    later JAX release closed (jaxapi_derive, rules/jax-api.yaml).
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "pt/block.h"
 #include "pt/chips.h"
 #include "pt/classify.h"
+#include "pt/jaxapi.h"
 #include "pt/vmem.h"
 
 struct advice {
@@ -257,4 +260,5 @@ advice_derive(const struct ruleset *rs, struct vars *vs)
 	derive_chip(&a);
 	derive_capacity(&a);
 	derive_block(&a);
+	jaxapi_derive(rs ? rs->api : NULL, vs);
 }

@@ -198,7 +198,7 @@ cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx)
 		goto fail;
 	if (a.json) {
 		n = session_plan(s, ctx->rules, &plan);
-		print_json_text(session_status_json(s, plan, n, &nw));
+		print_json_text(session_status_json(s, ctx->rules, plan, n, &nw));
 		free(plan);
 	} else {
 		print_outcome(s, ctx->rules, &nw, before);

@@ -1,25 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `pallas-triage explain ID|CLASS|EXXXX`: offline long-form help on a rule,
- * a class and its ladder, or an XLA/Mosaic error code. Everything printed
- * comes from the rule files.
+ * `pallas-triage explain ID|CLASS|EXXXX|API-NAME`: offline long-form help
+ * on a rule, a class and its ladder, an XLA/Mosaic error code, or a name in
+ * the JAX API table. Everything printed comes from the rule files. There
+ * is no log here, so API names are spelled for current JAX unless --jax
+ * names a release.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt/buf.h"
 #include "pt/cmd.h"
+#include "pt/jaxapi.h"
 #include "pt/ladder.h"
 #include "pt/rules.h"
-#include "pt/vars.h"
+#include "pt/xalloc.h"
 
 static int cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx);
 
 const struct cmd_entry cmd_explain_entry = {
 	.name = "explain",
-	.usage = "explain RULE-ID | CLASS | CODE",
-	.summary = "explain a rule, a class and its fix ladder, or an error code such as E1001",
-	.help = "exit status: 0 explained, 2 nothing has that name\n",
+	.usage = "explain [--jax VERSION] RULE-ID | CLASS | CODE | API-NAME",
+	.summary = "explain a rule, a class and its fix ladder, an error code such as E1001, or a JAX API name",
+	.help =
+	"options:\n"
+	"  --jax VERSION     spell API names in the ladder for this JAX release (default: current)\n"
+	"\n"
+	"exit status: 0 explained, 2 nothing has that name\n",
 	.min_args = 1,
 	.max_args = 1,
 	.flags = CMD_NEEDS_RULES,
@@ -33,11 +41,32 @@ print_block(const char *label, const char *text)
 		printf("\n%s\n%s%s", label, text, text[strlen(text) - 1] == '\n' ? "" : "\n");
 }
 
+/* A rung's change as a template: values stay ${name}, API names are spelled for ar. */
 static void
-explain_class(const struct ruleset *rs, enum pt_class c)
+explain_rung(struct api_render *ar, const struct rung *r, size_t k)
+{
+	struct buf b = BUF_INIT;
+
+	api_render_clear_notes(ar);
+	printf("  %zu. %s: %s\n", k, r->id, r->action);
+	if (r->fallback || r->change) {
+		api_render_text(ar, r->fallback ? r->fallback : r->change, &b);
+		printf("     change: %s\n", b.data);
+	}
+	printf("     expect: %s\n", r->expect);
+	if (r->subkinds)
+		printf("     only for: %s\n", r->subkinds[0]);
+	for (size_t i = 0; i < ar->nnotes; i++)
+		printf("     note: %s\n", ar->notes[i]);
+	buf_release(&b);
+}
+
+static void
+explain_class(const struct ruleset *rs, enum pt_class c, const char *jax)
 {
 	const struct class_def *cd = &rs->classes[c];
 	const struct ladder *l = &rs->ladders[c];
+	struct api_render ar;
 	size_t n = 0;
 
 	for (size_t i = 0; i < rs->nrules; i++)
@@ -48,16 +77,15 @@ explain_class(const struct ruleset *rs, enum pt_class c)
 	       cd->interpret_note ? cd->interpret_note : "");
 	if (l->nrungs)
 		printf("\nfix ladder, cheapest first:\n");
-	for (size_t i = 0; i < l->nrungs; i++) {
-		const struct rung *r = &l->rungs[i];
-
-		printf("  %zu. %s: %s\n", i + 1, r->id, r->action);
-		if (r->fallback || r->change)
-			printf("     change: %s\n", r->fallback ? r->fallback : r->change);
-		printf("     expect: %s\n", r->expect);
-		if (r->subkinds)
-			printf("     only for: %s\n", r->subkinds[0]);
-	}
+	api_render_init(&ar, rs->api, jax);
+	for (size_t i = 0; i < l->nrungs; i++)
+		explain_rung(&ar, &l->rungs[i], i + 1);
+	if (ar.versioned && ar.known)
+		printf("  (API names are spelled for JAX %s)\n", ar.version);
+	else if (ar.versioned)
+		printf("  (API names are spelled for current JAX; --jax VERSION spells them for another "
+		       "release)\n");
+	api_render_release(&ar);
 	printf("\n%zu rule%s classify into %s; list them with 'pallas-triage rules list --class %s'\n",
 	       n, n == 1 ? "" : "s", class_name(c), class_name(c));
 }
@@ -98,32 +126,96 @@ explain_code(const struct ruleset *rs, const struct code_def *cd)
 			}
 }
 
+/* When n arrived and left, as far as the table knows. */
+static void
+explain_releases(const struct api_name *n)
+{
+	char since[64], removed[64];
+
+	if (n->since.set)
+		jaxrange_describe(&n->since, since, sizeof(since));
+	if (n->removed.set)
+		jaxrange_describe(&n->removed, removed, sizeof(removed));
+	printf("  arrived:      %s%s\n", n->since.set ? since : "no first release recorded",
+	       n->since.set && !n->since.has_lo ? " (the first release is not recorded)" : "");
+	if (n->deprecated)
+		printf("  deprecated:   in %s\n", n->deprecated);
+	printf("  removed:      %s\n", n->removed.set ? removed : "not as far as the table knows");
+}
+
+static void
+explain_api(const struct ruleset *rs, const struct api_name *n, const char *jax)
+{
+	const struct api_name *cur = jaxapi_current(rs->api, n);
+	struct api_render ar;
+	struct buf b = BUF_INIT;
+	char *tmpl = xasprintf("${api:%s}", cur->name);
+
+	printf("%s: a JAX API name%s%s\n", n->name, n->render ? ", written as " : "",
+	       n->render ? n->render : "");
+	explain_releases(n);
+	if (n->replaced_by)
+		printf("  replaced by:  %s\n", cur->name);
+	for (size_t i = 0; i < rs->api->nnames; i++)
+		if (rs->api->names[i]->replaced_by &&
+		    strcmp(rs->api->names[i]->replaced_by, n->name) == 0)
+			printf("  replaces:     %s\n", rs->api->names[i]->name);
+	if (n->note)
+		printf("  note:         %s\n", n->note);
+	printf("  source:       %s\n", n->source);
+	if (jax) {
+		api_render_init(&ar, rs->api, jax);
+		api_render_text(&ar, tmpl, &b);
+		printf("  in JAX %s: %s\n", jax, b.data);
+		for (size_t i = 0; i < ar.nnotes; i++)
+			printf("  note:         %s\n", ar.notes[i]);
+		api_render_release(&ar);
+	}
+	buf_release(&b);
+	free(tmpl);
+}
+
+static const struct option explain_options[] = {
+	{ "jax", required_argument, NULL, 'j' },
+	CMD_GLOBAL_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
 static int
 cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx)
 {
-	static const struct option opts[] = { CMD_GLOBAL_LONGOPTS, { NULL, 0, NULL, 0 } };
 	const struct ruleset *rs = ctx->rules;
 	const struct rule *r;
 	const struct code_def *cd;
+	const struct api_name *an;
+	const char *what, *jax = NULL;
+	struct jaxver v;
 	enum pt_class c;
-	const char *what;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1)
-		if ((rc = cmd_global_option(&cmd_explain_entry, ctx, ch, optarg)) != 0)
+	while ((ch = getopt_long(argc, argv, "", explain_options, NULL)) != -1) {
+		if (ch == 'j')
+			jax = optarg;
+		else if ((rc = cmd_global_option(&cmd_explain_entry, ctx, ch, optarg)) != 0)
 			return rc;
+	}
 	if ((rc = cmd_check_args(&cmd_explain_entry, argc, optind)) != 0)
 		return rc;
+	if (jax && jaxver_parse(jax, &v) < 0)
+		return cmd_usage_error(&cmd_explain_entry,
+				       "--jax '%s' is not a JAX release such as 0.4.35", jax);
 	what = argv[optind];
 	if ((c = class_from_name(what)) != CLASS_COUNT)
-		explain_class(rs, c);
+		explain_class(rs, c, jax);
 	else if ((r = ruleset_find_rule(rs, what)))
 		explain_rule(r);
 	else if ((cd = ruleset_find_code(rs, what)))
 		explain_code(rs, cd);
+	else if ((an = jaxapi_find(rs->api, what)))
+		explain_api(rs, an, jax);
 	else
 		return cmd_usage_error(&cmd_explain_entry,
-				       "no rule, class or error code is named '%s' (see 'pallas-triage rules list')",
-				       what);
+				       "no rule, class, error code or JAX API name is called '%s' (see "
+				       "'pallas-triage rules list')", what);
 	return PT_EXIT_OK;
 }

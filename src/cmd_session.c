@@ -187,7 +187,7 @@ print_status(FILE *out, const struct session *s, const struct ruleset *rs)
 	if (s->report_md)
 		fprintf(out, "report: %s, %s\n", s->report_md, s->report_json ? s->report_json : "");
 	if (s->status == SESSION_IN_PROGRESS && s->interp == INTERP_UNASKED)
-		walk_print_interpret(out, rs, s->cls, session_class_changed(s));
+		walk_print_interpret(out, rs, s, session_class_changed(s));
 	if (s->status == SESSION_IN_PROGRESS && n)
 		walk_print_rung(out, s, rs, plan[0]);
 	free(plan);
@@ -201,7 +201,7 @@ print_result(const struct session *s, const struct ruleset *rs, const struct ses
 	size_t n = session_plan(s, rs, &plan);
 
 	if (json)
-		print_json(session_status_json(s, plan, n, nw));
+		print_json(session_status_json(s, rs, plan, n, nw));
 	else
 		print_status(stdout, s, rs);
 	free(plan);

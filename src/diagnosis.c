@@ -185,11 +185,14 @@ print_context(FILE *fp, const struct verdict *v, bool color)
 }
 
 static void
-print_rung(FILE *fp, const struct ruleset *rs, const struct rung *r, const struct vars *vs,
-	   size_t k, size_t n, bool color)
+print_rung(FILE *fp, const struct ruleset *rs, struct api_render *ar, const struct rung *r,
+	   const struct vars *vs, size_t k, size_t n, bool color)
 {
 	bool filled = false;
-	char *change = ladder_change_text(r, vs, &filled);
+	char *change;
+
+	api_render_clear_notes(ar);
+	change = ladder_change_render(ar, r, vs, &filled);
 
 	fprintf(fp, "  %s%zu/%zu %s%s  %s\n", c_on(color, TERM_BOLD), k, n, r->id,
 		c_on(color, TERM_RESET), r->action);
@@ -201,10 +204,24 @@ print_rung(FILE *fp, const struct ruleset *rs, const struct rung *r, const struc
 	fprintf(fp, "       expect: %s\n", r->expect);
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
+		char *snippet = fd ? ladder_flag_render(ar, fd) : xstrdup(*f);
 
-		fprintf(fp, "       debug:  %s\n", fd ? fd->snippet : *f);
+		fprintf(fp, "       debug:  %s\n", snippet);
+		free(snippet);
 	}
+	for (size_t i = 0; i < ar->nnotes; i++)
+		fprintf(fp, "       note:   %s\n", ar->notes[i]);
 	free(change);
+}
+
+void
+diagnosis_print_api_note(FILE *fp, const struct api_render *ar)
+{
+	char *sentence = ladder_api_sentence(ar);
+
+	if (sentence)
+		fprintf(fp, "  note: %s\n", sentence);
+	free(sentence);
 }
 
 void
@@ -213,13 +230,17 @@ diagnosis_print_ladder(FILE *fp, const struct ruleset *rs, const struct verdict 
 {
 	const struct rung **rungs = NULL;
 	size_t n = ladder_select(rs, v->cls, v->subkind, &v->vars, &rungs);
+	struct api_render ar;
 
+	ladder_render_init(&ar, rs, &v->vars);
 	if (n) {
 		fprintf(fp, "\n%s%s%s\n", c_on(color, TERM_BOLD),
 			whole ? "fix ladder (cheapest first)" : "first step", c_on(color, TERM_RESET));
 		for (size_t i = 0; i < (whole ? n : 1); i++)
-			print_rung(fp, rs, rungs[i], &v->vars, i + 1, n, color);
+			print_rung(fp, rs, &ar, rungs[i], &v->vars, i + 1, n, color);
+		diagnosis_print_api_note(fp, &ar);
 	}
+	api_render_release(&ar);
 	free(rungs);
 }
 
@@ -272,11 +293,16 @@ json_ladder(struct json *o, const struct ruleset *rs, const struct verdict *v)
 	const struct rung **rungs = NULL;
 	size_t n = ladder_select(rs, v->cls, v->subkind, &v->vars, &rungs);
 	struct json *arr = json_add_array(o, "ladder");
+	struct api_render ar;
 
+	ladder_render_init(&ar, rs, &v->vars);
 	for (size_t i = 0; i < n; i++) {
-		struct json *r = json_push_object(arr), *flags;
+		struct json *r = json_push_object(arr), *flags, *notes;
 		bool filled = false;
-		char *change = ladder_change_text(rungs[i], &v->vars, &filled);
+		char *change;
+
+		api_render_clear_notes(&ar);
+		change = ladder_change_render(&ar, rungs[i], &v->vars, &filled);
 
 		json_add_str(r, "id", rungs[i]->id);
 		json_add_str(r, "family", rungs[i]->family);
@@ -287,11 +313,19 @@ json_ladder(struct json *o, const struct ruleset *rs, const struct verdict *v)
 		flags = json_add_array(r, "flags");
 		for (char **f = rungs[i]->flags; f && *f; f++) {
 			const struct flag_def *fd = ruleset_find_flag(rs, *f);
+			char *snippet = fd ? ladder_flag_render(&ar, fd) : xstrdup(*f);
 
-			json_push_str(flags, fd ? fd->snippet : *f);
+			json_push_str(flags, snippet);
+			free(snippet);
 		}
+		notes = json_add_array(r, "notes");
+		for (size_t k = 0; k < ar.nnotes; k++)
+			json_push_str(notes, ar.notes[k]);
 		free(change);
 	}
+	/* the version the snippets are spelled for; null: current JAX */
+	json_add_str_or_null(o, "snippets_for_jax", ar.known && ar.table ? ar.version : NULL);
+	api_render_release(&ar);
 	free(rungs);
 }
 

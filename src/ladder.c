@@ -47,20 +47,65 @@ ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
 	return n;
 }
 
+void
+ladder_render_init(struct api_render *ar, const struct ruleset *rs, const struct vars *vs)
+{
+	api_render_init(ar, rs ? rs->api : NULL, vars_get(vs, "jax_version"));
+}
+
+/*
+ * API names are spelled before values go in, so a value from the log is
+ * never read as a placeholder. Whether the change can be filled is decided
+ * on a throwaway render, so a change that is not shown adds no notes.
+ */
 char *
-ladder_change_text(const struct rung *r, const struct vars *vs, bool *filled)
+ladder_change_render(struct api_render *ar, const struct rung *r, const struct vars *vs,
+		     bool *filled)
+{
+	struct buf spelled = BUF_INIT, b = BUF_INIT;
+	bool ok = false, has_values = false;
+
+	if (r->change) {
+		struct api_render probe;
+
+		api_render_init(&probe, ar->table, ar->version);
+		api_render_text(&probe, r->change, &spelled);
+		api_render_release(&probe);
+		ok = vars_can_expand(vs, spelled.data);
+		has_values = strstr(spelled.data, "${") != NULL;
+		buf_reset(&spelled);
+	}
+	if (ok || (r->change && !r->fallback)) {
+		api_render_text(ar, r->change, &spelled);
+		vars_expand(vs, spelled.data, &b);
+	} else if (r->fallback) {
+		api_render_text(ar, r->fallback, &b);
+	}
+	if (filled)
+		*filled = ok && has_values;
+	buf_release(&spelled);
+	return buf_detach(&b, NULL);
+}
+
+char *
+ladder_change_text(const struct ruleset *rs, const struct rung *r, const struct vars *vs,
+		   bool *filled)
+{
+	struct api_render ar;
+	char *s;
+
+	ladder_render_init(&ar, rs, vs);
+	s = ladder_change_render(&ar, r, vs, filled);
+	api_render_release(&ar);
+	return s;
+}
+
+char *
+ladder_flag_render(struct api_render *ar, const struct flag_def *f)
 {
 	struct buf b = BUF_INIT;
-	bool ok = r->change && vars_can_expand(vs, r->change);
 
-	if (ok)
-		vars_expand(vs, r->change, &b);
-	else if (r->fallback)
-		buf_adds(&b, r->fallback);
-	else if (r->change)
-		vars_expand(vs, r->change, &b);
-	if (filled)
-		*filled = ok && r->change && strstr(r->change, "${") != NULL;
+	api_render_text(ar, f->snippet ? f->snippet : "", &b);
 	return buf_detach(&b, NULL);
 }
 
@@ -75,4 +120,27 @@ ladder_find_rung(const struct ruleset *rs, const char *id, enum pt_class *cls)
 				return &rs->ladders[c].rungs[i];
 			}
 	return NULL;
+}
+
+char *
+ladder_api_sentence(const struct api_render *ar)
+{
+	if (!ar->versioned)
+		return NULL;
+	if (ar->known)
+		return xasprintf("API names are spelled for JAX %s, the version in the log", ar->version);
+	return xstrdup("the log does not say which JAX ran, so API names are spelled for current "
+		       "JAX ('pallas-triage explain NAME' lists older spellings)");
+}
+
+char *
+ladder_api_notes(const struct api_render *ar)
+{
+	struct buf b = BUF_INIT;
+
+	if (!ar->nnotes)
+		return NULL;
+	for (size_t i = 0; i < ar->nnotes; i++)
+		buf_addf(&b, "%s%s", i ? "; " : "", ar->notes[i]);
+	return buf_detach(&b, NULL);
 }

@@ -36,12 +36,14 @@ static const struct { const char *var, *label; } env_keys[] = {
  */
 static const struct { enum pt_class cls; const char *text; } more_info[] = {
 	{ CLASS_LAYOUT, "the block shape, array shape and dtype of every BlockSpec of the kernel" },
-	{ CLASS_LAYOUT, "the full Mosaic diagnostic with jax_pallas_verbose_errors turned on" },
+	{ CLASS_LAYOUT, "the full Mosaic diagnostic and the failing op from the Mosaic dump "
+			"(LIBTPU_INIT_ARGS=--xla_mosaic_dump_to=DIR)" },
 	{ CLASS_CAPACITY, "the compiler's full 'Largest program allocations in vmem' list" },
 	{ CLASS_CAPACITY, "the scoped VMEM limit in force: vmem_limit_bytes and "
 			  "--xla_tpu_scoped_vmem_limit_kib in LIBTPU_INIT_ARGS" },
 	{ CLASS_SYNCHRONIZATION, "a run under pltpu.InterpretParams(detect_races=True) with "
-				 "dma_execution_mode=\"eager\" and then \"on_wait\"" },
+				 "dma_execution_mode=\"eager\" and then \"on_wait\", inside "
+				 "'pallas-triage run --timeout' (an unmet wait hangs there too)" },
 	{ CLASS_SYNCHRONIZATION, "every async copy's start and wait, and every semaphore signal "
 				 "and wait, on every control-flow path" },
 	{ CLASS_NUMERICS, "the max-abs and max-rel error against a float64 CPU reference, per "
@@ -328,7 +330,8 @@ build_history(struct report *r, const struct session *s)
 }
 
 static void
-build_next(struct report *r, const struct session *s, const struct ruleset *rs)
+build_next(struct report *r, const struct session *s, const struct ruleset *rs,
+	   struct api_render *ar)
 {
 	const struct rung **plan = NULL;
 	size_t n;
@@ -338,7 +341,11 @@ build_next(struct report *r, const struct session *s, const struct ruleset *rs)
 	n = session_plan(s, rs, &plan);
 	r->next = n ? xcalloc(n, sizeof(*r->next)) : NULL;
 	for (size_t i = 0; i < n; i++) {
-		char *change = ladder_change_text(plan[i], &s->vars, NULL);
+		char *change;
+
+		api_render_clear_notes(ar);
+		change = ladder_change_render(ar, plan[i], &s->vars, NULL);
+		r->next[i].note = ladder_api_notes(ar);
 
 		r->next[i].rung = xstrdup(plan[i]->id);
 		r->next[i].family = plan[i]->family ? xstrdup(plan[i]->family) : NULL;
@@ -384,21 +391,24 @@ build_more(struct report *r, const struct session *s)
 }
 
 static void
-flag_push(struct report *r, const struct flag_def *f)
+flag_push(struct report *r, const struct flag_def *f, struct api_render *ar)
 {
 	for (size_t i = 0; i < r->nflags; i++)
 		if (strcmp(r->flags[i].id, f->id) == 0)
 			return;
+	api_render_clear_notes(ar);
 	r->flags = xrealloc(r->flags, (r->nflags + 1) * sizeof(*r->flags));
 	r->flags[r->nflags].id = xstrdup(f->id);
-	r->flags[r->nflags].snippet = xstrdup(f->snippet ? f->snippet : "");
+	r->flags[r->nflags].snippet = ladder_flag_render(ar, f);
 	r->flags[r->nflags].why = f->why ? xstrdup(f->why) : NULL;
+	r->flags[r->nflags].note = ladder_api_notes(ar);
 	r->nflags++;
 }
 
 /* The flags the rungs of every ladder the walk visited ask for; all flags if none do. */
 static void
-build_flags(struct report *r, const struct session *s, const struct ruleset *rs)
+build_flags(struct report *r, const struct session *s, const struct ruleset *rs,
+	    struct api_render *ar)
 {
 	if (!rs)
 		return;
@@ -412,27 +422,32 @@ build_flags(struct report *r, const struct session *s, const struct ruleset *rs)
 				const struct flag_def *fd = ruleset_find_flag(rs, *f);
 
 				if (fd)
-					flag_push(r, fd);
+					flag_push(r, fd, ar);
 			}
 	}
 	if (r->nflags == 0)
 		for (size_t i = 0; i < rs->nflags; i++)
-			flag_push(r, &rs->flags[i]);
+			flag_push(r, &rs->flags[i], ar);
 }
 
 void
 report_build(struct report *r, const struct session *s, const struct ruleset *rs, bool redact)
 {
+	struct api_render ar;
 	const char *what;
 
 	memset(r, 0, sizeof(*r));
 	r->redacted = redact;
+	ladder_render_init(&ar, rs, &s->vars);
 	build_status(r, s);
 	build_diagnosis(r, s);
 	build_history(r, s);
-	build_next(r, s, rs);
+	build_next(r, s, rs, &ar);
 	build_more(r, s);
-	build_flags(r, s, rs);
+	build_flags(r, s, rs, &ar);
+	r->spelling = ladder_api_sentence(&ar);
+	r->snippets_for_jax = ar.known && ar.table ? xstrdup(ar.version) : NULL;
+	api_render_release(&ar);
 	r->kernel = rdup(r, s->kernel);
 	r->pre_debug = rdup(r, s->pre_debug);
 	r->created = xstrdup(s->created ? s->created : "");
@@ -484,6 +499,7 @@ next_free(struct report_next *next, size_t n)
 		free(next[i].action);
 		free(next[i].change);
 		free(next[i].expect);
+		free(next[i].note);
 	}
 	free(next);
 }
@@ -519,8 +535,11 @@ report_release(struct report *r)
 		free(r->flags[i].id);
 		free(r->flags[i].snippet);
 		free(r->flags[i].why);
+		free(r->flags[i].note);
 	}
 	free(r->flags);
+	free(r->spelling);
+	free(r->snippets_for_jax);
 	free(r->kernel);
 	free(r->pre_debug);
 	free(r->created);
@@ -570,12 +589,15 @@ text_next(const struct report *r, FILE *fp)
 {
 	if (r->nnext) {
 		fputs("\nwhat to try next:\n", fp);
-		for (size_t i = 0; i < r->nnext; i++)
+		for (size_t i = 0; i < r->nnext; i++) {
 			fprintf(fp, "  %s%s%s%s: %s\n%s%s%s", r->next[i].rung,
 				r->next[i].family ? " (family " : "", orq(r->next[i].family, ""),
 				r->next[i].family ? ")" : "", orq(r->next[i].action, ""),
 				r->next[i].change ? "    change: " : "", orq(r->next[i].change, ""),
 				r->next[i].change ? "\n" : "");
+			if (r->next[i].note)
+				fprintf(fp, "    note: %s\n", r->next[i].note);
+		}
 	}
 	if (r->nmore) {
 		fputs("\nwith more information:\n", fp);
@@ -585,9 +607,12 @@ text_next(const struct report *r, FILE *fp)
 	if (r->nflags) {
 		fputs("\ndebug flags to turn on:\n", fp);
 		for (size_t i = 0; i < r->nflags; i++)
-			fprintf(fp, "  %s%s%s\n", r->flags[i].snippet, r->flags[i].why ? "  # " : "",
-				orq(r->flags[i].why, ""));
+			fprintf(fp, "  %s%s%s%s%s\n", r->flags[i].snippet, r->flags[i].why ? "  # " : "",
+				orq(r->flags[i].why, ""), r->flags[i].note ? "; " : "",
+				orq(r->flags[i].note, ""));
 	}
+	if (r->spelling)
+		fprintf(fp, "\nnote: %s\n", r->spelling);
 }
 
 static void
@@ -887,7 +912,16 @@ md_next(const struct report *r, FILE *fp)
 			fputs("\n   Expect: ", fp);
 			md_text(fp, r->next[i].expect);
 		}
+		if (r->next[i].note) {
+			fputs("\n   Note: ", fp);
+			md_text(fp, r->next[i].note);
+		}
 		fputc('\n', fp);
+	}
+	if (r->spelling) {
+		fputs("\nNote: ", fp);
+		md_text(fp, r->spelling);
+		fputs(".\n", fp);
 	}
 	if (r->nmore) {
 		fputs("\n### With more information\n\n", fp);
@@ -908,8 +942,9 @@ md_flags(const struct report *r, FILE *fp)
 		return;
 	lines = xcalloc(r->nflags, sizeof(*lines));
 	for (size_t i = 0; i < r->nflags; i++)
-		lines[i] = r->flags[i].why ? xasprintf("%s  # %s", r->flags[i].snippet, r->flags[i].why)
-				       : xstrdup(r->flags[i].snippet);
+		lines[i] = xasprintf("%s%s%s%s%s", r->flags[i].snippet, r->flags[i].why ? "  # " : "",
+				     orq(r->flags[i].why, ""), r->flags[i].note ? "; " : "",
+				     orq(r->flags[i].note, ""));
 	fputs("\n## Debug flags to turn on\n\n", fp);
 	md_fence(fp, "python", (const char *const *)lines, r->nflags);
 	for (size_t i = 0; i < r->nflags; i++)

@@ -95,6 +95,7 @@ next_steps(struct json *o, const struct report *r)
 		json_add_str(e, "action", r->next[i].action);
 		json_add_str(e, "change", r->next[i].change);
 		json_add_str(e, "expect", r->next[i].expect);
+		json_add_str(e, "note", r->next[i].note);
 	}
 	strv(o, "more_information", r->more, r->nmore);
 	a = json_add_array(o, "debug_flags");
@@ -104,7 +105,9 @@ next_steps(struct json *o, const struct report *r)
 		json_add_str(e, "id", r->flags[i].id);
 		json_add_str(e, "snippet", r->flags[i].snippet);
 		json_add_str(e, "why", r->flags[i].why);
+		json_add_str(e, "note", r->flags[i].note);
 	}
+	json_add_str(o, "snippets_for_jax", r->snippets_for_jax);
 }
 
 int

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pt/chips.h"
+#include "pt/jaxapi.h"
 #include "pt/literal.h"
 #include "pt/match.h"
 #include "pt/rules.h"
@@ -129,6 +130,7 @@ rung_release(struct rung *r)
 	strv_free(r->requires);
 	strv_free(r->subkinds);
 	strv_free(r->flags);
+	free(r->file);
 }
 
 void
@@ -157,6 +159,7 @@ ruleset_free(struct ruleset *rs)
 		free(rs->flags[i].id);
 		free(rs->flags[i].snippet);
 		free(rs->flags[i].why);
+		free(rs->flags[i].file);
 	}
 	free(rs->flags);
 	for (size_t i = 0; i < rs->ncodes; i++) {
@@ -176,6 +179,7 @@ ruleset_free(struct ruleset *rs)
 	free(rs->facts);
 	contexts_free(rs);
 	chiptab_free(rs->chips);
+	jaxapi_free(rs->api);
 	for (size_t i = 0; i < rs->nfiles; i++)
 		free(rs->files[i]);
 	free(rs->files);
@@ -616,9 +620,22 @@ parse_flags_section(struct ruleset *rs, const struct ynode *list, const char *fi
 		rs->flags[rs->nflags].id = xstrdup(id);
 		rs->flags[rs->nflags].snippet = xstrdup(snippet);
 		rs->flags[rs->nflags].why = xstrdup(why);
+		rs->flags[rs->nflags].file = xstrdup(file);
+		rs->flags[rs->nflags].line = fn->line;
+		rs->flags[rs->nflags].col = fn->col;
 		rs->nflags++;
 	}
 	return ret;
+}
+
+/* A ${name} filled from the log; ${api:NAME} is spelled from the API table and always renders. */
+static bool
+has_value_placeholder(const char *s)
+{
+	for (const char *p = s; (p = strstr(p, "${")); p += 2)
+		if (strncmp(p, "${api:", 6) != 0)
+			return true;
+	return false;
 }
 
 static int
@@ -646,7 +663,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	bad |= ynode_want_strv(n, "requires", false, &r->requires, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "subkinds", false, &r->subkinds, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "flags", false, &r->flags, NULL, file, "a rung", d) < 0;
-	if (!bad && change && strstr(change, "${") && !fallback) {
+	if (!bad && change && has_value_placeholder(change) && !fallback) {
 		const struct ynode *c = ynode_get(n, "change");
 
 		diag_error(d, file, c->line, c->col,
@@ -654,6 +671,9 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 		bad = 1;
 	}
 	r->id = xstrdup(id ? id : "?");
+	r->file = xstrdup(file);
+	r->line = n->line;
+	r->col = n->col;
 	r->family = dup_or_null(family);
 	r->action = dup_or_null(action);
 	r->change = dup_or_null(change);
@@ -819,6 +839,17 @@ parse_chips(struct ruleset *rs, const struct ynode *root, const char *file, stru
 	return chiptab_parse(&rs->chips, chips, dtypes, file, d);
 }
 
+/* The JAX API table (jaxapi.c): names and gaps may come from any file. */
+static int
+parse_jax_api(struct ruleset *rs, const struct ynode *root, const char *file, struct diag *d)
+{
+	const struct ynode *names = ynode_get(root, "jax_api"), *gaps = ynode_get(root, "jax_gaps");
+
+	if (!names && !gaps)
+		return 0;
+	return jaxapi_parse(&rs->api, names, gaps, file, d);
+}
+
 static int
 section_list(const struct ynode *root, const char *key, const char *file, struct diag *d,
 	     const struct ynode **out)
@@ -840,7 +871,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", "contexts", "confidence", NULL,
+		"dtypes", "contexts", "confidence", "jax_api", "jax_gaps", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -870,6 +901,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 	parse_chips(rs, root, name, d);
 	if ((sec = ynode_get(root, "confidence")))
 		confidence_parse(rs, sec, name, d);
+	parse_jax_api(rs, root, name, d);
 out:
 	ydoc_release(&doc);
 	return d->nerrors > before ? -1 : 0;
@@ -942,6 +974,10 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 	contexts_link(rs, d);
 	if (rs->chips)
 		chiptab_finish(rs->chips, d);
+	jaxapi_finish(rs->api, d);
+	/* a cached set passed the lint when it was written; it costs 0.4 ms a run */
+	if (!rs->from_cache)
+		jaxapi_lint(rs, d);
 	/* The scanner's pattern index: rules in order, then facts. Rebuilt here
 	 * because a pack may have replaced rules after they were first added. */
 	rs->npatterns = 0;

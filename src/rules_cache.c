@@ -12,11 +12,14 @@
 
 #include "pt/buf.h"
 #include "pt/chips.h"
+#include "pt/jaxapi.h"
 #include "pt/rules_cache.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
-#define CACHE_MAGIC "PTRC0002"
+/* Bumped whenever the layout changes (0002: the JAX API table, rung and flag
+ * places; 0003: contexts, tiers, the confidence policy, next steps). */
+#define CACHE_MAGIC "PTRC0003"
 #define CACHE_MAX (64u << 20)
 #define NONE 0xffffffffu
 
@@ -243,6 +246,9 @@ put_rung(struct buf *b, const struct rung *g)
 	put_strv(b, g->requires);
 	put_strv(b, g->subkinds);
 	put_strv(b, g->flags);
+	put_str(b, g->file);
+	put_u32(b, (uint32_t)g->line);
+	put_u32(b, (uint32_t)g->col);
 }
 
 static void
@@ -258,6 +264,9 @@ get_rung(struct rd *r, struct rung *g, size_t index)
 	g->requires = get_strv(r);
 	g->subkinds = get_strv(r);
 	g->flags = get_strv(r);
+	g->file = get_str(r);
+	g->line = (int)get_u32(r);
+	g->col = (int)get_u32(r);
 	if (!g->id || !g->action || !g->expect)
 		r->bad = true;
 }
@@ -351,6 +360,9 @@ put_sections(struct buf *b, const struct ruleset *rs)
 		put_str(b, rs->flags[i].id);
 		put_str(b, rs->flags[i].snippet);
 		put_str(b, rs->flags[i].why);
+		put_str(b, rs->flags[i].file);
+		put_u32(b, (uint32_t)rs->flags[i].line);
+		put_u32(b, (uint32_t)rs->flags[i].col);
 	}
 	put_u32(b, (uint32_t)rs->ncodes);
 	for (size_t i = 0; i < rs->ncodes; i++) {
@@ -399,6 +411,9 @@ get_sections(struct rd *r, struct ruleset *rs)
 		rs->flags[i].id = get_str(r);
 		rs->flags[i].snippet = get_str(r);
 		rs->flags[i].why = get_str(r);
+		rs->flags[i].file = get_str(r);
+		rs->flags[i].line = (int)get_u32(r);
+		rs->flags[i].col = (int)get_u32(r);
 	}
 	rs->ncodes = rs->alloc_codes = get_count(r, 20);
 	rs->codes = xcalloc(rs->ncodes + 1, sizeof(*rs->codes));
@@ -571,6 +586,137 @@ get_chips(struct rd *r)
 	return t;
 }
 
+/* --- the JAX API table --- */
+
+static void
+put_range(struct buf *b, const struct jaxrange *g)
+{
+	put_str(b, g->set ? g->text : NULL);
+}
+
+/* The range is parsed again from its text: one parser, and a lying cache cannot set bounds. */
+static void
+get_range(struct rd *r, struct jaxrange *g)
+{
+	char *text = get_str(r);
+
+	if (text && jaxrange_parse(text, g) < 0)
+		r->bad = true;
+	free(text);
+}
+
+static void
+put_api(struct buf *b, const struct jaxapi *t)
+{
+	if (!t) {
+		put_u32(b, NONE);
+		return;
+	}
+	put_u32(b, (uint32_t)t->nnames);
+	for (size_t i = 0; i < t->nnames; i++) {
+		const struct api_name *n = t->names[i];
+
+		put_str(b, n->name);
+		put_str(b, n->render);
+		put_range(b, &n->since);
+		put_range(b, &n->removed);
+		put_str(b, n->deprecated);
+		put_str(b, n->replaced_by);
+		put_str(b, n->source);
+		put_str(b, n->note);
+		put_str(b, n->file);
+		put_u32(b, (uint32_t)n->line);
+		put_u32(b, (uint32_t)n->col);
+	}
+	put_u32(b, (uint32_t)t->ngaps);
+	for (size_t i = 0; i < t->ngaps; i++) {
+		const struct api_gap *g = t->gaps[i];
+
+		put_str(b, g->id);
+		put_str(b, g->what);
+		put_range(b, &g->closed_in);
+		put_str(b, g->source);
+		put_str(b, g->file);
+		put_u32(b, (uint32_t)g->line);
+		put_u32(b, (uint32_t)g->nwhen);
+		for (size_t k = 0; k < g->nwhen; k++) {
+			put_str(b, g->when_names[k]);
+			put_strv(b, g->when_values[k]);
+		}
+	}
+}
+
+static struct api_name *
+get_api_name(struct rd *r)
+{
+	struct api_name *n = xcalloc(1, sizeof(*n));
+
+	n->name = get_str(r);
+	n->render = get_str(r);
+	get_range(r, &n->since);
+	get_range(r, &n->removed);
+	n->deprecated = get_str(r);
+	n->replaced_by = get_str(r);
+	n->source = get_str(r);
+	n->note = get_str(r);
+	n->file = get_str(r);
+	n->line = (int)get_u32(r);
+	n->col = (int)get_u32(r);
+	if (!n->name || !n->source || !n->file)
+		r->bad = true;
+	return n;
+}
+
+static struct api_gap *
+get_api_gap(struct rd *r)
+{
+	struct api_gap *g = xcalloc(1, sizeof(*g));
+
+	g->id = get_str(r);
+	g->what = get_str(r);
+	get_range(r, &g->closed_in);
+	g->source = get_str(r);
+	g->file = get_str(r);
+	g->line = (int)get_u32(r);
+	g->nwhen = get_count(r, 8);
+	g->when_names = xcalloc(g->nwhen + 1, sizeof(*g->when_names));
+	g->when_values = xcalloc(g->nwhen + 1, sizeof(*g->when_values));
+	for (size_t k = 0; k < g->nwhen && !r->bad; k++) {
+		g->when_names[k] = get_str(r);
+		g->when_values[k] = get_strv_nonnull(r);
+		if (!g->when_names[k])
+			r->bad = true;
+	}
+	if (!g->id || !g->what || !g->source || !g->closed_in.set)
+		r->bad = true;
+	return g;
+}
+
+static struct jaxapi *
+get_api(struct rd *r)
+{
+	uint32_t n = get_u32(r);
+	struct jaxapi *t;
+
+	if (r->bad || n == NONE)
+		return NULL;
+	t = xcalloc(1, sizeof(*t));
+	if ((size_t)(r->end - r->p) / 36 < n) {
+		r->bad = true;
+		return t;
+	}
+	t->names = xcalloc((size_t)n + 1, sizeof(*t->names));
+	t->alloc_names = n;
+	for (; t->nnames < n && !r->bad; t->nnames++)
+		t->names[t->nnames] = get_api_name(r);
+	n = get_count(r, 28);
+	t->gaps = xcalloc((size_t)n + 1, sizeof(*t->gaps));
+	t->alloc_gaps = n;
+	for (; t->ngaps < n && !r->bad; t->ngaps++)
+		t->gaps[t->ngaps] = get_api_gap(r);
+	return t;
+}
+
 /* --- key, file, load, save --- */
 
 /* A checksum over the body, so that a flipped byte is a miss rather than a
@@ -675,6 +821,7 @@ rules_cache_load(const char *key)
 	if (!(stored = get_str(&r)) || strcmp(stored, key) != 0)
 		goto miss;
 	rs = ruleset_new();
+	rs->from_cache = true;
 	n = get_count(&r, 64);
 	rs->rules = xcalloc((size_t)n + 1, sizeof(*rs->rules));
 	rs->alloc_rules = n;
@@ -684,6 +831,7 @@ rules_cache_load(const char *key)
 	}
 	get_sections(&r, rs);
 	rs->chips = get_chips(&r);
+	rs->api = get_api(&r);
 	if (r.bad || r.p != r.end || ruleset_finish(rs, &d) < 0)
 		goto miss;
 	goto out;
@@ -715,6 +863,7 @@ rules_cache_save(const struct ruleset *rs, const char *key)
 		put_rule(&b, rs->rules[i]);
 	put_sections(&b, rs);
 	put_chips(&b, rs->chips);
+	put_api(&b, rs->api);
 	put_u64(&b, body_hash(b.data + 8, b.len - 8));
 	if (util_mkdirs(dir, NULL) == 0 && util_write_atomic(path, b.data, b.len, NULL) == 0)
 		ret = 0;

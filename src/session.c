@@ -738,8 +738,8 @@ record_skip(struct session *s, const struct attempt_in *in, const char *now,
 }
 
 static struct attempt *
-attempt_push(struct session *s, const struct attempt_in *in, const struct rung *r,
-	     const char *now)
+attempt_push(struct session *s, const struct ruleset *rs, const struct attempt_in *in,
+	     const struct rung *r, const char *now)
 {
 	struct attempt *a;
 
@@ -752,7 +752,7 @@ attempt_push(struct session *s, const struct attempt_in *in, const struct rung *
 	if (in->change && *in->change)
 		a->change = xstrdup(in->change);
 	else
-		a->change = r ? ladder_change_text(r, &s->vars, NULL) : xstrdup("");
+		a->change = r ? ladder_change_text(rs, r, &s->vars, NULL) : xstrdup("");
 	a->result = in->result;
 	a->cls_before = s->cls;
 	a->log = xstrdup_or_null(in->log);
@@ -774,7 +774,7 @@ session_record(struct session *s, const struct ruleset *rs, const struct attempt
 	if (in->result == RESULT_NA) {
 		record_skip(s, in, now, nw);
 	} else {
-		a = attempt_push(s, in, r, now);
+		a = attempt_push(s, rs, in, r, now);
 		if (a->result == RESULT_NEW && nv && nv->fingerprint && s->fingerprint &&
 		    strcmp(nv->fingerprint, s->fingerprint) == 0) {
 			a->result = RESULT_SAME;

@@ -808,9 +808,10 @@ out:
 }
 
 static void
-rung_to_json(struct json *o, const struct session *s, const struct rung *r)
+rung_to_json(struct json *o, const struct session *s, const struct ruleset *rs,
+	     const struct rung *r)
 {
-	char *change = ladder_change_text(r, &s->vars, NULL);
+	char *change = ladder_change_text(rs, r, &s->vars, NULL);
 
 	json_add_str(o, "rung", r->id);
 	json_add_str(o, "family", r->family);
@@ -821,8 +822,8 @@ rung_to_json(struct json *o, const struct session *s, const struct rung *r)
 }
 
 char *
-session_status_json(const struct session *s, const struct rung *const *plan, size_t nplan,
-		    const struct session_news *nw)
+session_status_json(const struct session *s, const struct ruleset *rs,
+		    const struct rung *const *plan, size_t nplan, const struct session_news *nw)
 {
 	struct json *o = json_new_object(), *a;
 	bool open = s->status == SESSION_IN_PROGRESS;
@@ -843,7 +844,7 @@ session_status_json(const struct session *s, const struct rung *const *plan, siz
 	else
 		json_add_null(o, "last_attempt");
 	if (open && nplan)
-		rung_to_json(json_add_object(o, "next"), s, plan[0]);
+		rung_to_json(json_add_object(o, "next"), s, rs, plan[0]);
 	else
 		json_add_null(o, "next");
 	a = json_add_array(o, "plan");

@@ -130,8 +130,11 @@ walk_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 		const struct rung *r)
 {
 	bool filled = false;
-	char *change = ladder_change_text(r, &s->vars, &filled);
+	struct api_render ar;
+	char *change, *sentence;
 
+	ladder_render_init(&ar, rs, &s->vars);
+	change = ladder_change_render(&ar, r, &s->vars, &filled);
 	fprintf(out, "\nattempt %zu of %d: %s", s->nattempts + 1, SESSION_ATTEMPT_CAP, r->id);
 	if (r->family)
 		fprintf(out, " (family %s)", r->family);
@@ -146,8 +149,19 @@ walk_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
 
-		fprintf(out, "  debug   %s\n", fd && fd->snippet ? fd->snippet : *f);
+		char *snippet = fd ? ladder_flag_render(&ar, fd) : xstrdup(*f);
+
+		fprintf(out, "  debug   %s\n", snippet);
+		free(snippet);
 	}
+	for (size_t i = 0; i < ar.nnotes; i++)
+		fprintf(out, "  note    %s\n", ar.notes[i]);
+	/* each rung is its own screen in a walk, so the version is said where it matters */
+	if (!ar.known && (sentence = ladder_api_sentence(&ar))) {
+		fprintf(out, "  note    %s\n", sentence);
+		free(sentence);
+	}
+	api_render_release(&ar);
 	free(change);
 }
 
@@ -158,31 +172,50 @@ walk_print_ask_again(FILE *out, const struct session *s, const struct ruleset *r
 	if (s->status != SESSION_IN_PROGRESS || s->interp != INTERP_UNASKED ||
 	    !(nw->flags & NEWS_CLASS))
 		return;
-	walk_print_interpret(out, rs, s->cls, true);
+	walk_print_interpret(out, rs, s, true);
 	fputs("  answer with 'pallas-triage attempt --interpret yes|no|skip' (a walk asks it "
 	      "itself)\n", out);
 }
 
-void
-walk_print_interpret(FILE *out, const struct ruleset *rs, enum pt_class c, bool again)
+/* A flag's snippet on a line of its own, spelled for ar; nothing if the rules lack it. */
+static void
+print_flag_line(FILE *out, const struct ruleset *rs, struct api_render *ar, const char *id,
+		const char *before)
 {
-	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
+	const struct flag_def *fd = ruleset_find_flag(rs, id);
+	char *snippet;
 
+	if (!fd)
+		return;
+	snippet = ladder_flag_render(ar, fd);
+	fprintf(out, "%s      %s\n", before, snippet);
+	free(snippet);
+}
+
+void
+walk_print_interpret(FILE *out, const struct ruleset *rs, const struct session *s, bool again)
+{
+	enum pt_class c = s->cls;
+	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
+	struct api_render ar;
+
+	ladder_render_init(&ar, rs, &s->vars);
 	fputs(again ? "\nthe failure changed class: does the new one reproduce under interpret mode?\n"
 		    : "\nbefore any edit: does the failure reproduce under interpret mode?\n", out);
 	fputs("  It splits the problem: a failure that reproduces on CPU is a logic or indexing\n"
 	      "  bug, or a race; one that does not is layout, capacity or precision.\n", out);
+	/* an unmet wait polls for ever in the simulator too: the timeout ends it */
 	if (c == CLASS_SYNCHRONIZATION)
-		fputs("  For a synchronization failure run the TPU simulation with the race detector:\n"
-		      "      from jax.experimental.pallas import tpu as pltpu\n"
-		      "      pl.pallas_call(kernel, ...,\n"
-		      "          interpret=pltpu.InterpretParams(detect_races=True,\n"
-		      "                                          out_of_bounds_reads=\"raise\"))\n", out);
+		print_flag_line(out, rs, &ar, "tpu-interpret", "  For a synchronization failure run "
+				"the TPU simulation with the race detector,\n  under 'pallas-triage run "
+				"--timeout' (a hang stays a hang there):\n");
 	else
-		fputs("  Run the kernel on CPU:\n"
-		      "      pl.pallas_call(kernel, ..., interpret=True)\n", out);
-	fputs("  Call pltpu.reset_tpu_interpret_mode_state() between runs, or state from one\n"
-	      "  run leaks into the next.\n", out);
+		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel on CPU:\n");
+	print_flag_line(out, rs, &ar, "interpret-reset", "  Between runs reset the simulated "
+			"state, or state from one run leaks into the next:\n");
+	for (size_t i = 0; i < ar.nnotes; i++)
+		fprintf(out, "  note: %s\n", ar.notes[i]);
+	api_render_release(&ar);
 	if (cd && cd->interpret && strcmp(cd->interpret, "not-modelled") == 0 &&
 	    cd->interpret_note) {
 		fprintf(out, "  Interpret mode cannot help with %s: %s.\n", class_name(c),
@@ -290,7 +323,7 @@ ask_interpret(struct walk *w, struct pt_err *err)
 	enum interp_answer a;
 	int end;
 
-	walk_print_interpret(w->out, w->ctx->rules, w->s->cls, session_class_changed(w->s));
+	walk_print_interpret(w->out, w->ctx->rules, w->s, session_class_changed(w->s));
 	fputs("  answer yes, no, or skip when you cannot run it now\n", w->out);
 	for (;;) {
 		if ((end = ask(w, "interpret> ", false)) != END_NONE)
@@ -355,7 +388,8 @@ ask_change(struct walk *w, const struct rung *r)
 	if ((end = ask(w, "changed> ", false)) != END_NONE)
 		return end;
 	free(w->s->pending.change);
-	w->s->pending.change = *w->line ? xstrdup(w->line) : ladder_change_text(r, &w->s->vars, NULL);
+	w->s->pending.change = *w->line ? xstrdup(w->line)
+					: ladder_change_text(w->ctx->rules, r, &w->s->vars, NULL);
 	return END_NONE;
 }
 

@@ -30,6 +30,9 @@ void diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v
 /* Print rungs [from, n) of the selected ladder, numbered from 1. */
 void diagnosis_print_ladder(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 			    bool whole, bool color);
+struct api_render;
+/* After a ladder rendered with ar: one line on the JAX version its API names are spelled for. */
+void diagnosis_print_api_note(FILE *fp, const struct api_render *ar);
 /* One sentence on why the runner-up lost; a new string, or NULL when there is none. */
 char *diagnosis_runner_up_reason(const struct verdict *v);
 /* Returns a new JSON object; free with json_free(). */

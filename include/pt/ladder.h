@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "pt/jaxapi.h"
 #include "pt/rules.h"
 #include "pt/vars.h"
 
@@ -18,8 +19,28 @@
  */
 size_t ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
 		     const struct vars *vs, const struct rung ***out);
-/* Returns a new string: the rung's change filled from vs, or its fallback when a value is missing. */
-char *ladder_change_text(const struct rung *r, const struct vars *vs, bool *filled);
+/*
+ * Returns a new string: the rung's change filled from vs, or its fallback
+ * when a value is missing, with every ${api:NAME} spelled for the JAX
+ * version in vs (jax_version). *filled (may be NULL) says whether values
+ * from the log went in.
+ */
+char *ladder_change_text(const struct ruleset *rs, const struct rung *r, const struct vars *vs,
+			 bool *filled);
+/* The same, rendering with ar, which collects what a printer should say (notes, guesses). */
+char *ladder_change_render(struct api_render *ar, const struct rung *r, const struct vars *vs,
+			   bool *filled);
+/* Returns a new string: flag f's snippet spelled for ar's version. */
+char *ladder_flag_render(struct api_render *ar, const struct flag_def *f);
+/*
+ * After rendering with ar: one sentence on the JAX version the API names
+ * are spelled for (a new string), or NULL when no name depended on it.
+ */
+char *ladder_api_sentence(const struct api_render *ar);
+/* Returns a new string: ar's notes joined with "; ", or NULL when there are none. */
+char *ladder_api_notes(const struct api_render *ar);
+/* Start an api_render for the table of rs and the jax_version in vs (release it after). */
+void ladder_render_init(struct api_render *ar, const struct ruleset *rs, const struct vars *vs);
 /* Returns a borrowed pointer to the rung with this id in any ladder, or NULL. */
 const struct rung *ladder_find_rung(const struct ruleset *rs, const char *id, enum pt_class *cls);
 

@@ -31,10 +31,12 @@ struct report_attempt {
 
 struct report_next {
 	char *rung, *family, *action, *change, *expect;
+	char *note;                 /* what the JAX version means for it, or NULL */
 };
 
 struct report_flag {
 	char *id, *snippet, *why;
+	char *note;                 /* what the JAX version means for it, or NULL */
 };
 
 struct report {
@@ -70,6 +72,8 @@ struct report {
 	size_t nmore;
 	struct report_flag *flags;
 	size_t nflags;
+	char *spelling;             /* the JAX version API names are spelled for, or NULL */
+	char *snippets_for_jax;     /* that version; NULL: current JAX */
 	char *kernel, *pre_debug;   /* may be NULL */
 	char *created, *updated;
 	char *tool;

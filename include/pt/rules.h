@@ -14,6 +14,7 @@
 
 struct match;
 struct chiptab;
+struct jaxapi;
 
 /* The prefilter indexes 4-byte windows: a shorter literal cannot be found. */
 #define RULE_MIN_LITERAL 4
@@ -130,12 +131,16 @@ struct class_def {
 
 struct flag_def {
 	char *id, *snippet, *why;
+	char *file;                 /* where it was defined, for the API lint */
+	int line, col;
 };
 
 struct rung {
 	char *id, *family, *action, *change, *fallback, *expect;
 	char **requires, **subkinds, **flags;  /* NULL-terminated, may be NULL */
 	size_t index;               /* position in its ladder */
+	char *file;                 /* where it was defined, for the API lint */
+	int line, col;
 };
 
 struct ladder {
@@ -173,6 +178,8 @@ struct ruleset {
 	size_t ncontexts, alloc_contexts;
 	struct confidence_policy policy;
 	struct chiptab *chips;      /* may be NULL when no chips.yaml was loaded */
+	struct jaxapi *api;         /* the JAX API table; NULL when no jax-api.yaml was loaded */
+	bool from_cache;            /* loaded from the rules cache, which holds only checked sets */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;
 };

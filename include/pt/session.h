@@ -260,10 +260,10 @@ int session_archive(const char *dir, char **archived, struct pt_err *err);
 
 /*
  * Machine-readable summaries for --json. Each returns a new string (free()).
- * plan holds the rungs still to try (may be empty).
+ * plan holds the rungs still to try (may be empty); rs spells their API names.
  */
-char *session_status_json(const struct session *s, const struct rung *const *plan, size_t nplan,
-			  const struct session_news *nw);
+char *session_status_json(const struct session *s, const struct ruleset *rs,
+			  const struct rung *const *plan, size_t nplan, const struct session_news *nw);
 char *session_log_json(const struct session *s);
 
 #endif

@@ -83,8 +83,12 @@ int walk_classify_path(const struct ruleset *rs, const char *path, const char *k
 /* Print rung r as attempt k of 10 with its filled change, expectation and flags. */
 void walk_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 		     const struct rung *r);
-/* Print the interpret-mode question's explanation and snippets for class c. */
-void walk_print_interpret(FILE *out, const struct ruleset *rs, enum pt_class c, bool again);
+/*
+ * Print the interpret-mode question's explanation and snippets for the
+ * session's class, the snippets (rs's flags) spelled for its JAX version.
+ */
+void walk_print_interpret(FILE *out, const struct ruleset *rs, const struct session *s,
+			  bool again);
 /* After a class change that reset the interpret-mode answer (nw of that
  * record): the question again, for commands that do not ask it. */
 void walk_print_ask_again(FILE *out, const struct session *s, const struct ruleset *rs,

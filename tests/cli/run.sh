@@ -24,6 +24,14 @@ check "explain a rule" sh -c "$PT explain \$($PT rules list --class layout | hea
 check "explain nothing exits 2" test "$(status $PT explain no-such-thing)" = 2
 check "rules list --class filters" sh -c "! $PT rules list --class numerics | grep -qv ' numerics '"
 
+# the README's worked example is what the binary prints, up to its "  ..." line
+awk '/^\$ pallas-triage --no-input docs\/examples\/vmem-oom.log$/ { on = 1; next }
+     on && /^  \.\.\.$/ { exit } on { print }' "$SRC/README.md" >"$T/readme.want"
+(cd "$SRC" && $PT --no-input docs/examples/vmem-oom.log) >"$T/readme.all"
+head -n "$(wc -l <"$T/readme.want")" "$T/readme.all" >"$T/readme.got"
+check "README has its worked example" test "$(wc -l <"$T/readme.want")" -ge 20
+check "README worked example is the real output" cmp -s "$T/readme.want" "$T/readme.got"
+
 # JSON: one object with the documented keys
 $PT --json $L/capacity-scoped.log >"$T/j.json"
 check "json has the documented keys" python3 - "$T/j.json" <<'PY'

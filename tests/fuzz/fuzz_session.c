@@ -37,7 +37,7 @@ use(struct session *s)
 	struct pt_err err = PT_ERR_INIT;
 	char *j;
 
-	j = session_status_json(s, plan, nplan, &nw);
+	j = session_status_json(s, rs, plan, nplan, &nw);
 	free(j);
 	j = session_log_json(s);
 	free(j);
