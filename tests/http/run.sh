@@ -68,6 +68,14 @@ t() {
 has() {
 	if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: no '$3' in $(basename "$2")"; sed 's/^/    /' "$2" | head -n 10; fi
 }
+# hasline NAME FILE LINE: FILE has a line that is exactly LINE
+hasline() {
+	if grep -qxF -- "$3" "$2"; then ok "$1"; else not_ok "$1: no line '$3' in $(basename "$2")"; sed 's/^/    /' "$2" | head -n 10; fi
+}
+# lacks NAME FILE TEXT: FILE does not contain the fixed string TEXT
+lacks() {
+	if [ -s "$2" ] && ! grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: '$3' in $(basename "$2") (or it is empty)"; sed 's/^/    /' "$2" | head -n 10; fi
+}
 # the installed store: every file with its checksum (not the lock)
 state() {
 	(cd "$STORE" 2>/dev/null && for f in *.json *.yaml; do [ -f "$f" ] && sha256sum "$f"; done)
