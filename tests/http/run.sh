@@ -326,6 +326,12 @@ printf '{"broken": \n' >pallas-triage-report.json
 t "a damaged report JSON is not sent" 3 $PTRUN report --post "$U/hook/ok" --allow-http
 cd "$T" || exit 1
 
+# ---- files honour the umask ----
+(umask 077 && $PT rules fetch --allow-http --name modes "$U/packs/override.yaml" >/dev/null 2>&1)
+check "under umask 077 an installed pack's files are 0600" test "$(stat -c %a "$STORE"/modes.json "$STORE"/modes.*.yaml | sort -u)" = 600
+$PT rules remove modes >/dev/null 2>&1
+cd "$T" || exit 1
+
 # ---- the token never shows ----
 if grep -rqF -- "$TOKEN" "$T/everything" "$T/s1" "$T/s2" "$XDG_DATA_HOME"; then
 	not_ok "the token appears in output, reports or state"
