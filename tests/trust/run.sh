@@ -24,6 +24,57 @@ expect() {
 mode() { stat -c %a "$1"; }
 fresh() { rm -rf "$T/w" && mkdir -p "$T/w" && cd "$T/w" || exit 1; }
 
+# --- the session directory and its lock -----------------------------------
+
+fresh
+mkdir .pallas-triage
+ln -s "$T/victim" .pallas-triage/lock
+pt session start --interpret no "$LOG"
+expect "a lock planted as a symlink is refused" 4 "'.pallas-triage/lock' is a symbolic link"
+check "... nothing is written where it points" test ! -e "$T/victim"
+check "... and no session is started" test ! -e .pallas-triage/session.json
+
+fresh
+printf 'keep me\n' >"$T/victim2"
+mkdir .pallas-triage
+ln "$T/victim2" .pallas-triage/lock
+pt session start --interpret no "$LOG"
+expect "a lock planted as a hard link is refused" 4 "not a regular file of its own"
+check "... the other name's content is intact" grep -qx 'keep me' "$T/victim2"
+
+fresh
+pt session start --interpret no "$LOG"
+rm .pallas-triage/lock
+ln -s "$T/victim" .pallas-triage/lock
+pt session reset
+expect "session reset with a planted lock" 4 "is a symbolic link"
+check "... keeps the session" test -s .pallas-triage/session.json
+pt attempt --result same
+expect "attempt with a planted lock" 4 "is a symbolic link"
+printf 'same\n' >"$T/answers"
+$PTRUN session resume --answers "$T/answers" >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "the walk with a planted lock" 4 "is a symbolic link"
+check "... nothing is written where it points" test ! -e "$T/victim"
+
+fresh
+mkdir -p "$T/elsewhere"
+printf 'not yours\n' >"$T/elsewhere/lock"
+ln -s "$T/elsewhere" .pallas-triage
+pt session start --interpret no "$LOG"
+expect "a .pallas-triage planted as a symlink is refused" 4 "'.pallas-triage' is a symbolic link"
+check "... nothing is written into its target" test "$(ls "$T/elsewhere")" = lock
+check "... whose lock file is untouched" grep -qx 'not yours' "$T/elsewhere/lock"
+pt session status
+expect "... session status refuses it too" 4 "is a symbolic link"
+
+fresh
+pt session start --interpret no "$LOG"
+mv .pallas-triage/session.json "$T/session.json"
+ln -s "$T/session.json" .pallas-triage/session.json
+pt session status
+expect "a session file planted as a symlink is not read" 3 "'.pallas-triage/session.json' is a symbolic link"
+
 # --- report --output: write through what is not a regular file --------------
 
 fresh
