@@ -326,6 +326,33 @@ printf '{"broken": \n' >pallas-triage-report.json
 t "a damaged report JSON is not sent" 3 $PTRUN report --post "$U/hook/ok" --allow-http
 cd "$T" || exit 1
 
+# ---- report --post sends only regular report files ----
+CRED="aws-secret-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+printf 'aws_secret_access_key = %s\n' "$CRED" >"$T/credentials"
+mkdir -p "$T/s4" && cd "$T/s4" || exit 1
+ln -s "$T/credentials" pallas-triage-report.md
+cp "$T/s1/pallas-triage-report.json" .
+nreq=$(requests)
+t "no session, the report a planted symlink: nothing is sent" 3 $PTRUN report --post "$U/hook/ok" --allow-http
+has "  ... says why" "$T/err" "'./pallas-triage-report.md' is a symbolic link"
+check "  ... before any request" test "$(requests)" -eq "$nreq"
+rm pallas-triage-report.md
+cp "$T/s1/pallas-triage-report.md" .
+rm pallas-triage-report.json
+ln -s "$T/s1/pallas-triage-report.json" pallas-triage-report.json
+t "  ... the same for the JSON file" 3 $PTRUN report --post "$U/hook/ok" --allow-http
+check "  ... nothing sent" test "$(requests)" -eq "$nreq"
+cd "$T/s1" || exit 1
+mv pallas-triage-report.md keep.md
+ln -s "$T/credentials" pallas-triage-report.md
+t "with a session, a planted report symlink is not written through" 4 $PTRUN report --post "$U/hook/ok" --allow-http
+has "  ... says why" "$T/err" "refusing to replace 'pallas-triage-report.md': it is a symbolic link"
+check "  ... the file it points to is unchanged" grep -qF "$CRED" "$T/credentials"
+check "  ... nothing sent" test "$(requests)" -eq "$nreq"
+rm pallas-triage-report.md
+mv keep.md pallas-triage-report.md
+lacks "the credentials never reached the server" "$T/srv/requests.log" "$CRED"
+
 # ---- files honour the umask ----
 (umask 077 && $PT rules fetch --allow-http --name modes "$U/packs/override.yaml" >/dev/null 2>&1)
 check "under umask 077 an installed pack's files are 0600" test "$(stat -c %a "$STORE"/modes.json "$STORE"/modes.*.yaml | sort -u)" = 600
