@@ -20,6 +20,7 @@
 #include "pt/packs.h"
 #include "pt/rules.h"
 #include "pt/sha256.h"
+#include "pt/term.h"
 #include "pt/xalloc.h"
 
 static int rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -108,8 +109,11 @@ report_add_failure(const struct diag *d, const struct pt_err *err, const char *n
 	fflush(stdout);
 	diag_print(d, stderr);
 	if (keep) {
-		fprintf(stderr, "pallas-triage: error: %s: %s; keeping the installed version\n", name,
-			err->msg);
+		fputs("pallas-triage: error: ", stderr);
+		term_puts_untrusted(stderr, name);
+		fputs(": ", stderr);
+		term_puts_untrusted(stderr, err->msg);
+		fputs("; keeping the installed version\n", stderr);
 		return err->status ? err->status : PT_EXIT_SYSTEM;
 	}
 	return pt_report(err);
@@ -225,22 +229,35 @@ out:
 	return rc;
 }
 
+/* One "  label value" line; the value may come from the server (ETag ...). */
+static void
+print_field(const char *label, const char *value, const char *suffix)
+{
+	printf("  %-9s ", label);
+	term_puts_untrusted(stdout, value);
+	printf("%s\n", suffix);
+}
+
 static void
 print_pack_text(const struct pack *p)
 {
 	char *shown = http_url_display(p->url, false);
+	char num[32];
 
-	printf("%s\n", p->name);
-	printf("  origin:   %s\n", shown);
-	printf("  sha256:   %s%s\n", p->sha256, p->pin ? " (pinned)" : "");
-	printf("  fetched:  %s\n", p->fetched);
-	printf("  checked:  %s\n", p->checked);
-	printf("  rules:    %lld\n", p->nrules);
-	printf("  size:     %lld bytes\n", p->size);
+	term_puts_untrusted(stdout, p->name);
+	putchar('\n');
+	print_field("origin:", shown, "");
+	print_field("sha256:", p->sha256, p->pin ? " (pinned)" : "");
+	print_field("fetched:", p->fetched, "");
+	print_field("checked:", p->checked, "");
+	snprintf(num, sizeof(num), "%lld", p->nrules);
+	print_field("rules:", num, "");
+	snprintf(num, sizeof(num), "%lld", p->size);
+	print_field("size:", num, " bytes");
 	if (p->etag)
-		printf("  etag:     %s\n", p->etag);
+		print_field("etag:", p->etag, "");
 	if (p->last_modified)
-		printf("  modified: %s\n", p->last_modified);
+		print_field("modified:", p->last_modified, "");
 	free(shown);
 }
 

@@ -326,6 +326,26 @@ printf '{"broken": \n' >pallas-triage-report.json
 t "a damaged report JSON is not sent" 3 $PTRUN report --post "$U/hook/ok" --allow-http
 cd "$T" || exit 1
 
+# ---- text from a server or a pack reaches no terminal raw ----
+t "a pack with escapes in its headers and texts installs" 0 $PTRUN rules fetch --allow-http "$U/evil-headers/evil.yaml"
+t "  ... rules sources" 0 $PTRUN rules sources
+check "  ... shows no raw control byte from ETag or Last-Modified" no_raw_controls "$T/out"
+has "  ... but the ETag, escaped" "$T/out" 'etag:     "v1\x1b]52;c;cHduZWQ=\x07\x1b[2J'
+check "  ... its raw 0x9b kept as U+FFFD" grep -qF "$(printf '\\u001b[2J\357\277\27531m')" "$XDG_DATA_HOME/pallas-triage/packs/evil.json"
+has "  ... and Last-Modified" "$T/out" 'modified: Mon, 06 Jan 2025 \x1b]0;pwned\x07 10:00:00 GMT'
+t "  ... rules sources --json" 0 $PTRUN rules sources --json
+check "  ... is strict UTF-8 JSON (the raw 0x9b as U+FFFD)" strict_json "$T/out"
+t "  ... rules list" 0 $PTRUN rules list
+check "  ... shows the pack's message with no raw control byte" no_raw_controls "$T/out"
+has "  ... escaped, C1 included" "$T/out" 'evil \x1b]52;c;cHduZWQ=\x07 \x1b[2J \xc2\x9b31m message'
+t "  ... explain" 0 $PTRUN explain team.evil-message
+check "  ... shows no raw control byte either" no_raw_controls "$T/out"
+has "  ... the explanation escaped line by line" "$T/out" 'line one \x1b]0;pwned\x07'
+t "  ... removed" 0 $PTRUN rules remove evil
+t "a pack with escapes in a key is refused" 3 $PTRUN rules fetch --allow-http "$U/packs/evil-key.yaml"
+check "  ... the error shows no raw control byte" no_raw_controls "$T/err"
+has "  ... but the key, escaped" "$T/err" "unknown key 'sev\x1b]0;pwned\x07\x1b[2Jerty'"
+
 # ---- report --post sends only regular report files ----
 CRED="aws-secret-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
 printf 'aws_secret_access_key = %s\n' "$CRED" >"$T/credentials"
