@@ -139,4 +139,23 @@ check "... and it was saved" grep -q '"result": "same"' .pallas-triage/session.j
 check "a report made 0600 stays 0600 when replaced" test "$(mode r.md)" = 600
 check "a report made 0640 stays 0640 when replaced" test "$(mode r2.md)" = 640
 
+# --- file names are escaped -------------------------------------------------
+
+fresh
+name=$(printf 'log\033]0;pwned\007\033[2J\233x.log')
+cp "$LOG" "$name"
+pt session start --interpret no --kernel "$name" "$name"
+expect "session start on a log named with escapes" 0
+check "... prints no raw control byte" no_raw_controls "$T/out"
+check "... shows the name escaped" grep -qF 'log\x1b]0;pwned\x07\x1b[2J\x9bx.log' "$T/out"
+pt session status
+check "session status prints no raw control byte" no_raw_controls "$T/out"
+check "... shows the name escaped" grep -qF 'from log\x1b]0;pwned\x07' "$T/out"
+printf 'quit\n' >"$T/answers"
+$PTRUN session resume --answers "$T/answers" >"$T/out" 2>&1 </dev/null
+check "session resume prints no raw control byte" no_raw_controls "$T/out"
+pt --no-input "nothing-$name"
+expect "an error naming a missing log" 3
+check "... prints no raw control byte" no_raw_controls "$T/err"
+
 finish
