@@ -98,7 +98,7 @@ pt --rules "$RULES" --no-input "$T/utf8.log"
 expect "invalid UTF-8" 0 ''
 check "... still classified" grep -q '^capacity/' "$T/out"
 pt --rules "$RULES" --json "$T/utf8.log"
-check "... and the JSON output parses" python3 -c "import json,sys; json.load(open('$T/out', encoding='utf-8', errors='surrogateescape'))"
+check "... and the JSON output parses as strict UTF-8" strict_json "$T/out"
 
 # A coloured error line whose escape sequence straddles the first 128 KiB read
 # (READ_CHUNK in classify.c): the two halves are stripped as one sequence

@@ -373,6 +373,15 @@ rm pallas-triage-report.md
 mv keep.md pallas-triage-report.md
 lacks "the credentials never reached the server" "$T/srv/requests.log" "$CRED"
 
+# ---- the webhook body is strict UTF-8, whatever the log held ----
+mkdir -p "$T/s5" && cd "$T/s5" || exit 1
+{ printf 'bad bytes \377\376 \300\257 \355\240\200\n'; sed 's/$/ \xc3\x28 \xff/' "$SRC/tests/triage/capacity-scoped.log"; } >bad.log
+$PT session start --interpret skip bad.log >/dev/null 2>&1
+t "post the report of a log with invalid UTF-8" 0 $PTRUN report --post "$U/hook/ok" --allow-http
+check "  ... the body the server got is strict UTF-8 JSON" strict_json "$T/srv/last-body.bin"
+check "  ... with U+FFFD for the bad bytes" python3 -c 'import sys; assert "\ufffd" in open(sys.argv[1], "rb").read().decode()' "$T/srv/last-body.bin"
+check "  ... the report JSON on disk too" strict_json pallas-triage-report.json
+
 # ---- files honour the umask ----
 (umask 077 && $PT rules fetch --allow-http --name modes "$U/packs/override.yaml" >/dev/null 2>&1)
 check "under umask 077 an installed pack's files are 0600" test "$(stat -c %a "$STORE"/modes.json "$STORE"/modes.*.yaml | sort -u)" = 600

@@ -158,4 +158,27 @@ pt --no-input "nothing-$name"
 expect "an error naming a missing log" 3
 check "... prints no raw control byte" no_raw_controls "$T/err"
 
+# --- JSON is strict UTF-8, whatever the log holds ---------------------------
+
+fresh
+{ printf 'junk \377\376 \300\257 \355\240\200 \200\n'; sed 's/$/ \xc3\x28 \xff/' "$LOG"; } >bad.log
+cp bad.log "$(printf 'bad-\377\376.log')"
+$PTRUN --json bad.log >triage.json 2>/dev/null
+check "--json after a log with invalid UTF-8 is strict UTF-8 JSON" strict_json triage.json
+check "... the bad bytes are U+FFFD" grep -q "$(printf '\357\277\275')" triage.json
+$PTRUN scan --jsonl . >scan.jsonl 2>/dev/null
+check "scan --jsonl (a file name with bad bytes too)" strict_json --lines scan.jsonl
+$PTRUN session start --interpret no --json bad.log >start.json 2>/dev/null </dev/null
+check "session start --json" strict_json start.json
+check "session.json" strict_json .pallas-triage/session.json
+$PTRUN attempt --result different --log bad.log --change 'bl\377ock' >/dev/null 2>&1 </dev/null
+$PTRUN session status --json >status.json 2>/dev/null
+check "session status --json" strict_json status.json
+$PTRUN session log --json >log.json 2>/dev/null
+check "session log --json" strict_json log.json
+$PTRUN report --format json >report.json 2>/dev/null
+check "report --format json" strict_json report.json
+$PTRUN run --json -- cat bad.log >run.json 2>/dev/null </dev/null
+check "run --json on a command printing invalid UTF-8" strict_json run.json
+
 finish
