@@ -136,7 +136,7 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct http_opts ho;
 	struct pack meta;
 	char hex[SHA256_HEX_LEN + 1], now[64];
-	char *pin = NULL, *name = NULL, *base = NULL, *shown = NULL;
+	char *pin = NULL, *name = NULL, *base = NULL, *shown = NULL, *label = NULL;
 	const char *url;
 	bool allow_http = false, curl_up = false;
 	long long nrules = 0;
@@ -175,8 +175,8 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 		goto out;
 	}
 	if (!name && !(name = pack_name_from_url(url))) {
-		rc = cmd_usage_error(e, "cannot make a pack name from '%s'; give one with --name",
-				     url);
+		rc = cmd_usage_error(e, "cannot make a pack name from the URL's file name; give "
+				     "one with --name");
 		goto out;
 	}
 	if (http_opts_init(&ho, &err) < 0 || http_global_init(&err) < 0) {
@@ -194,7 +194,8 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 		rc = pt_report(&err);
 		goto out;
 	}
-	shown = http_url_display(url, false);
+	shown = http_url_display(url, true);
+	label = xasprintf("%s.yaml", name);
 	sha256_hex(res.body.data, res.body.len, hex);
 	if (pin && strcmp(hex, pin) != 0) {
 		pt_err_set(&err, PT_EXIT_DATA, "checksum mismatch for '%s': expected sha256 %s, got "
@@ -208,7 +209,7 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 	meta.etag = res.etag;
 	meta.last_modified = res.last_modified;
 	meta.fetched = meta.checked = (char *)util_now(now, sizeof(now));
-	if (pack_add(base, &meta, res.body.data, res.body.len, shown, &d, stderr, &nrules,
+	if (pack_add(base, &meta, res.body.data, res.body.len, label, &d, stderr, &nrules,
 		     &err) < 0) {
 		rc = report_add_failure(&d, &err, name, false);
 		goto out;
@@ -224,6 +225,7 @@ out:
 	free(name);
 	free(base);
 	free(shown);
+	free(label);
 	if (curl_up)
 		http_global_cleanup();
 	return rc;
@@ -334,7 +336,7 @@ update_one(const struct pack *p, const char *base, const struct http_opts *ho)
 	struct diag d = DIAG_INIT;
 	struct pack meta;
 	char hex[SHA256_HEX_LEN + 1], now[64];
-	char *shown = http_url_display(p->url, false);
+	char *shown = http_url_display(p->url, true), *label = xasprintf("%s.yaml", p->name);
 	long long nrules = 0;
 	int rc = PT_EXIT_OK;
 
@@ -372,7 +374,7 @@ update_one(const struct pack *p, const char *base, const struct http_opts *ho)
 	meta.etag = res.etag;
 	meta.last_modified = res.last_modified;
 	meta.fetched = meta.checked = now;
-	if (pack_add(base, &meta, res.body.data, res.body.len, shown, &d, stderr, &nrules,
+	if (pack_add(base, &meta, res.body.data, res.body.len, label, &d, stderr, &nrules,
 		     &err) < 0) {
 		rc = report_add_failure(&d, &err, p->name, true);
 		goto out;
@@ -384,6 +386,7 @@ out:
 	http_response_release(&res);
 	diag_release(&d);
 	free(shown);
+	free(label);
 	return rc;
 }
 

@@ -224,66 +224,61 @@ int
 http_check_url(const char *url, bool allow_http, struct pt_err *err)
 {
 	CURLU *u;
-	char *host = NULL;
+	char *host = NULL, *shown;
 	int ret = -1;
 
 	if (!api_load())
 		return pt_err_set(err, PT_EXIT_SYSTEM, "%s", api.why);
 	if (!(u = curl_url()))
 		pt_die(PT_EXIT_SYSTEM, "out of memory");
+	/* messages show scheme://host[:port] only: a URL may carry a password,
+	 * a token in its query, or a secret webhook path */
+	shown = http_url_display(url, true);
 	if (!has_scheme(url, "https") && !has_scheme(url, "http")) {
-		pt_err_set(err, PT_EXIT_USAGE, "'%s' is not an https:// URL", url);
+		pt_err_set(err, PT_EXIT_USAGE, "'%s' is not an https:// URL", shown);
 		goto out;
 	}
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host || !*host) {
-		pt_err_set(err, PT_EXIT_USAGE, "'%s' is not a valid URL", url);
+		pt_err_set(err, PT_EXIT_USAGE, "'%s' is not a valid URL", shown);
 		goto out;
 	}
 	if (!allow_http && !has_scheme(url, "https")) {
-		char *shown = http_url_display(url, false);
-
 		pt_err_set(err, PT_EXIT_USAGE, "refusing plain http URL '%s': use https, or "
 			   "--allow-http for a server on your own machine", shown);
-		free(shown);
 		goto out;
 	}
 	ret = 0;
 out:
+	free(shown);
 	curl_free(host);
 	curl_url_cleanup(u);
 	return ret;
 }
 
+/*
+ * Plain string work, no URL parser: it must also cope with what is not a
+ * URL at all (the text of a "not a URL" message) and without libcurl.
+ */
 char *
 http_url_display(const char *url, bool host_only)
 {
-	CURLU *u;
-	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL, *s;
+	const char *sep = strstr(url, "://"), *auth = url, *end, *at, *q;
+	size_t slen = 0;
 
-	if (!api_load())
-		return xstrdup("(URL not shown: libcurl is missing)");
-	if (!(u = curl_url()))
-		pt_die(PT_EXIT_SYSTEM, "out of memory");
-	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-		s = xstrdup("(invalid URL)");
-		goto out;
+	if (sep && sep > url && strspn(url, "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-") == (size_t)(sep - url)) {
+		slen = (size_t)(sep - url) + 3;
+		auth = sep + 3;
 	}
-	curl_url_get(u, CURLUPART_PORT, &port, 0);
-	curl_url_get(u, CURLUPART_PATH, &path, 0);
-	curl_url_get(u, CURLUPART_QUERY, &query, 0);
-	s = xasprintf("%s://%s%s%s%s%s", scheme, host, port ? ":" : "", port ? port : "",
-		      host_only || !path ? "" : path, !host_only && query ? "?..." : "");
-out:
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_free(path);
-	curl_free(query);
-	curl_url_cleanup(u);
-	return s;
+	end = auth + strcspn(auth, "/?#");
+	if ((at = memrchr(auth, '@', (size_t)(end - auth))))
+		auth = at + 1;
+	if (host_only || *end != '/')
+		return xasprintf("%.*s%.*s", (int)slen, url, (int)(end - auth), auth);
+	q = end + strcspn(end, "?#");
+	return xasprintf("%.*s%.*s%.*s%s", (int)slen, url, (int)(end - auth), auth, (int)(q - end),
+			 end, *q == '?' ? "?..." : "");
 }
 
 /* ---- one transfer ---- */
@@ -495,7 +490,7 @@ http_get(const char *url, const char *etag, const char *last_modified,
 		char *loc = NULL, *line;
 
 		free(shown);
-		shown = http_url_display(cur, false);
+		shown = http_url_display(cur, true);
 		if (left <= 0) {
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': timed out after %.1f s",
 				   shown, (double)o->timeout_ms / 1000);
@@ -536,7 +531,7 @@ http_get(const char *url, const char *etag, const char *last_modified,
 			goto out;
 		}
 		if (has_scheme(cur, "https") && !has_scheme(loc, "https")) {
-			char *to = http_url_display(loc, false);
+			char *to = http_url_display(loc, true);
 
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': refusing the redirect from "
 				   "https to '%s'", shown, to);
@@ -544,7 +539,7 @@ http_get(const char *url, const char *etag, const char *last_modified,
 			goto out;
 		}
 		if (http_check_url(loc, o->allow_http, NULL) < 0) {
-			char *to = http_url_display(loc, false);
+			char *to = http_url_display(loc, true);
 
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': refusing the redirect to "
 				   "'%s'", shown, to);

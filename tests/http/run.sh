@@ -108,7 +108,7 @@ has "  ... says so" "$T/out" "no rule packs installed"
 
 # ---- success ----
 t "fetch installs a pack" 0 $PTRUN rules fetch --allow-http "$U/packs/team.yaml"
-has "  ... names it" "$T/out" "installed rule pack 'team': 1 rule from $U/packs/team.yaml"
+hasline "  ... names it, and the host only" "$T/out" "installed rule pack 'team': 1 rule from $U"
 has "  ... prints the sha256" "$T/out" "sha256 $(sha_of "$PACKS/team.yaml")"
 last_request >"$T/req"
 has "  ... with the user agent" "$T/req" "\"user_agent\": \"pallas-triage/$($PT --version | cut -d' ' -f2)\""
@@ -163,9 +163,9 @@ has "  ... is refused too" "$T/err" "larger than the 4194304-byte limit"
 t "wrong checksum" 3 $PTRUN rules fetch --allow-http --name x --sha256 "$(printf '%064d' 0)" "$U/packs/team.yaml"
 has "  ... is a mismatch" "$T/err" "checksum mismatch"
 t "invalid pack" 3 $PTRUN rules fetch --allow-http "$U/packs/invalid.yaml"
-has "  ... reports the unknown key" "$T/err" "$U/packs/invalid.yaml:8:5: error: unknown key 'severty'"
-has "  ... the bad weight" "$T/err" "$U/packs/invalid.yaml:7:13: error: 'weight'"
-has "  ... and the bad regex" "$T/err" "$U/packs/invalid.yaml:11:11: error: bad regex"
+has "  ... reports the unknown key" "$T/err" "invalid.yaml:8:5: error: unknown key 'severty'"
+has "  ... the bad weight" "$T/err" "invalid.yaml:7:13: error: 'weight'"
+has "  ... and the bad regex" "$T/err" "invalid.yaml:11:11: error: bad regex"
 t "a pack whose examples fail" 3 $PTRUN rules fetch --allow-http "$U/packs/failing.yaml"
 has "  ... names the example" "$T/err" "team.wrong-example: match example 1 did not fire"
 t "a shipped id without overrides" 3 $PTRUN rules fetch --allow-http "$U/packs/dup.yaml"
@@ -195,7 +195,7 @@ if [ -n "$TLS" ]; then
 	t "  ... removed again" 0 $PTRUN rules remove tls
 	n=$(requests)
 	t "redirect from https to http is refused" 4 $PTRUN rules fetch --name x "$TLS/to-http/team.yaml"
-	has "  ... says so" "$T/err" "refusing the redirect from https to '$U/packs/team.yaml'"
+	has "  ... says so" "$T/err" "refusing the redirect from https to '$U'"
 	t "  ... even with --allow-http" 4 $PTRUN rules fetch --allow-http --name x "$TLS/to-http/team.yaml"
 	has "  ... says so" "$T/err" "refusing the redirect from https"
 	check "  ... and the http URL is never asked" test "$(requests)" -eq $((n + 2))
@@ -228,7 +228,7 @@ has "  ... by its new rule" "$T/out" "team.grid-spec-v2"
 state >"$T/state.before"
 curl_get "$U/control/e1/fail"
 t "update when the origin fails" 4 $PTRUN rules update --allow-http etagged
-has "  ... keeps the last good version" "$T/err" "etagged: cannot fetch '$U/etag/e1': HTTP 500; keeping the installed version"
+has "  ... keeps the last good version" "$T/err" "etagged: cannot fetch '$U': HTTP 500; keeping the installed version"
 curl_get "$U/control/e1/invalid"
 t "update to an invalid pack" 3 $PTRUN rules update --allow-http etagged
 has "  ... keeps the last good version" "$T/err" "keeping the installed version"
@@ -345,6 +345,30 @@ t "  ... removed" 0 $PTRUN rules remove evil
 t "a pack with escapes in a key is refused" 3 $PTRUN rules fetch --allow-http "$U/packs/evil-key.yaml"
 check "  ... the error shows no raw control byte" no_raw_controls "$T/err"
 has "  ... but the key, escaped" "$T/err" "unknown key 'sev\x1b]0;pwned\x07\x1b[2Jerty'"
+
+# ---- no URL in a message shows credentials, a path or a query ----
+SECRET="pw$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+CU="http://alice:$SECRET@${U#http://}"
+t "fetch from a URL with a password and a query token" 0 $PTRUN rules fetch --allow-http --name cred "$CU/packs/override.yaml?token=$SECRET"
+hasline "  ... names the host only" "$T/out" "installed rule pack 'cred': 1 rule from $U"
+t "  ... sources" 0 $PTRUN rules sources
+has "  ... lists the origin with its path" "$T/out" "origin:   $U/packs/override.yaml?..."
+lacks "  ... but without password or token" "$T/out" "$SECRET"
+t "  ... removed" 0 $PTRUN rules remove cred
+t "a URL that is not https" 2 $PTRUN rules fetch "ftp://alice:$SECRET@127.0.0.1/x/$SECRET.yaml?t=$SECRET"
+lacks "  ... the message hides password, path and query" "$T/err" "$SECRET"
+has "  ... and names the host" "$T/err" "'ftp://127.0.0.1' is not an https:// URL"
+t "a URL that does not parse" 2 $PTRUN rules fetch "https://alice:$SECRET@[::1/x/$SECRET.yaml?t=$SECRET"
+lacks "  ... hides them too" "$T/err" "$SECRET"
+t "a plain http URL without --allow-http" 2 $PTRUN rules fetch "$CU/packs/team.yaml?token=$SECRET"
+lacks "  ... hides them too" "$T/err" "$SECRET"
+t "a fetch that fails" 4 $PTRUN rules fetch --allow-http --name x "$CU/404/$SECRET?token=$SECRET"
+hasline "  ... says where, host only" "$T/err" "pallas-triage: error: cannot fetch '$U': HTTP 404"
+cd "$T/s1" || exit 1
+t "a post that fails" 4 $PTRUN report --post "$CU/hook/404/$SECRET?token=$SECRET" --allow-http
+lacks "  ... hides password, path and query" "$T/err" "$SECRET"
+t "a post to a URL that is not https" 2 $PTRUN report --post "ftp://alice:$SECRET@127.0.0.1/hook/$SECRET"
+lacks "  ... hides them too" "$T/err" "$SECRET"
 
 # ---- report --post sends only regular report files ----
 CRED="aws-secret-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
