@@ -390,6 +390,31 @@ lower_first(char *s)
 		s[0] = (char)(s[0] - 'A' + 'a');
 }
 
+/*
+ * Say which limit fired. libcurl applies the connect timeout to the TCP
+ * connect and the TLS handshake, and the total timeout to everything: a
+ * server that accepts but never answers the handshake stops the transfer
+ * at the connect timeout, which must not be reported as the total one.
+ * libcurl's connect time stays 0 until the handshake is done, so the time
+ * the transfer took tells which of the two limits it ran into.
+ */
+static void
+describe_timeout(const struct conn *c, const struct http_opts *o, long timeout_ms, char *msg,
+		 size_t len)
+{
+	curl_off_t took_us = 0;
+	bool tls = strstr(c->errbuf, "SSL") || strstr(c->errbuf, "TLS");
+
+	curl_easy_getinfo(c->h, CURLINFO_TOTAL_TIME_T, &took_us);
+	if (o->connect_timeout_ms < timeout_ms &&
+	    took_us / 1000 < (o->connect_timeout_ms + timeout_ms) / 2)
+		snprintf(msg, len, "timed out after %.1f s, the connect timeout: %s",
+			 (double)o->connect_timeout_ms / 1000, tls ?
+			 "the TLS handshake did not finish" : "no connection was made");
+	else
+		snprintf(msg, len, "timed out after %.1f s", (double)timeout_ms / 1000);
+}
+
 /* Describe a failed transfer into msg (one clause, no URL). */
 static void
 describe(const struct conn *c, CURLcode rc, const struct http_opts *o, long timeout_ms, char *msg,
@@ -405,7 +430,7 @@ describe(const struct conn *c, CURLcode rc, const struct http_opts *o, long time
 	}
 	switch (rc) {
 	case CURLE_OPERATION_TIMEDOUT:
-		snprintf(msg, len, "timed out after %.1f s", (double)timeout_ms / 1000);
+		describe_timeout(c, o, timeout_ms, msg, len);
 		break;
 	case CURLE_PARTIAL_FILE:
 		snprintf(msg, len, "the response was cut short (%s)", detail);

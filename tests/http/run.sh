@@ -370,6 +370,13 @@ lacks "  ... hides password, path and query" "$T/err" "$SECRET"
 t "a post to a URL that is not https" 2 $PTRUN report --post "ftp://alice:$SECRET@127.0.0.1/hook/$SECRET"
 lacks "  ... hides them too" "$T/err" "$SECRET"
 
+# ---- a stalled TLS handshake names the timeout that fired ----
+start=$(date +%s)
+t "a server that accepts but never speaks TLS" 4 env PALLAS_TRIAGE_HTTP_CONNECT_TIMEOUT=1 PALLAS_TRIAGE_HTTP_TIMEOUT=20 $PTRUN rules fetch --name x "https://127.0.0.1:$(cat "$T/srv/stall-port")/x.yaml"
+has "  ... names the connect timeout" "$T/err" "timed out after 1.0 s, the connect timeout: the TLS handshake did not finish"
+lacks "  ... not the total one" "$T/err" "20.0 s"
+check "  ... and stops at it" test $(($(date +%s) - start)) -le "$slack"
+
 # ---- report --post sends only regular report files ----
 CRED="aws-secret-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
 printf 'aws_secret_access_key = %s\n' "$CRED" >"$T/credentials"
