@@ -158,6 +158,24 @@ pt --no-input "nothing-$name"
 expect "an error naming a missing log" 3
 check "... prints no raw control byte" no_raw_controls "$T/err"
 
+# --- logs in UTF-16 and UTF-32 ----------------------------------------------
+
+fresh
+for enc in utf-16 utf-16-le utf-16-be utf-32 utf-32-le utf-32-be utf-8-sig; do
+	python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], "rb").read().decode().encode(sys.argv[2]))' \
+		"$LOG" "$enc" >"$enc.log"
+	pt --no-input "$enc.log"
+	expect "a log in $enc" 0
+	check "... is classified" grep -q '^capacity/scoped-vmem' "$T/out"
+	$PTRUN --json - <"$enc.log" >"$T/out" 2>"$T/err"
+	check "... also through a pipe" grep -q '"class": "capacity"' "$T/out"
+done
+pt scan --jsonl .
+check "scan classifies all 7 of them too" test "$(grep -c '"class": "capacity"' "$T/out")" -eq 7
+pt session start --interpret no utf-16.log
+expect "session start on a UTF-16 log" 0
+check "... sees the failure" grep -q '^failure: capacity/scoped-vmem' "$T/out"
+
 # --- JSON is strict UTF-8, whatever the log holds ---------------------------
 
 fresh
