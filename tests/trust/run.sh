@@ -199,4 +199,20 @@ check "report --format json" strict_json report.json
 $PTRUN run --json -- cat bad.log >run.json 2>/dev/null </dev/null
 check "run --json on a command printing invalid UTF-8" strict_json run.json
 
+# --- tests/run.sh shows every FAIL line of a failing suite, then the tail ---
+
+fresh
+mkdir -p tree/tests/noisy
+cp "$SRC/tests/run.sh" tree/tests/run.sh
+cat >tree/tests/noisy/run.sh <<'EOF'
+echo "FAIL an early case"
+i=0; while [ $i -lt 100 ]; do echo "ok case $i"; i=$((i + 1)); done
+echo "99 passed, 1 failed"
+exit 1
+EOF
+BUILD=nobuild sh tree/tests/run.sh noisy >"$T/out" 2>&1
+check "run.sh: a failing suite's early FAIL line is shown" grep -q '^    FAIL an early case' "$T/out"
+check "run.sh: and its tail" grep -q '^    ok case 99' "$T/out"
+check "run.sh: the total counts the failure" grep -qx '99 passed, 1 failed' "$T/out"
+
 finish
