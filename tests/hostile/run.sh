@@ -89,8 +89,9 @@ check "... prints no raw control byte" test "$(raw_controls "$T/out")" -eq 0
 pt --rules "$RULES" --no-input "$T/nul.log"
 expect "NUL bytes in and around the error" 0 ''
 check "... classified" grep -q '^capacity/scoped-vmem' "$T/out"
-# TODO(reliability): evidence text is cut at the first NUL (a C string), see docs/reliability.md
 check "... no raw NUL reaches the output" no_nul
+check "... the NUL shows as U+FFFD and the text after it is kept" \
+	grep -q "$(printf '\357\277\275')Ran out of memory in memory space vmem" "$T/out"
 
 # Invalid UTF-8: overlong forms, lone continuation bytes, surrogates, 0xff
 { printf '\300\257 \355\240\200 \200\201 \377\n'; sed 's/$/ \xc3\x28 \xed\xa0\x80/' "$LOG"; printf '\xf8\x88\x80\x80\x80\n'; } >"$T/utf8.log"
