@@ -119,6 +119,49 @@ report_add_failure(const struct diag *d, const struct pt_err *err, const char *n
 	return pt_report(err);
 }
 
+/* Check the download of url against pin, validate and install it as pack name. */
+static int
+install_download(const char *url, const char *name, const char *pin, const char *base,
+		 const struct http_response *res)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct diag d = DIAG_INIT;
+	struct pack meta;
+	char hex[SHA256_HEX_LEN + 1], now[64];
+	char *shown = http_url_display(url, true), *label = xasprintf("%s.yaml", name);
+	long long nrules = 0;
+	int rc;
+
+	sha256_hex(res->body.data, res->body.len, hex);
+	if (pin && strcmp(hex, pin) != 0) {
+		pt_err_set(&err, PT_EXIT_DATA, "checksum mismatch for '%s': expected sha256 %s, got "
+			   "%s; nothing was installed", shown, pin, hex);
+		rc = pt_report(&err);
+		goto out;
+	}
+	memset(&meta, 0, sizeof(meta));
+	meta.name = (char *)name;
+	meta.url = (char *)url;
+	meta.pin = (char *)pin;
+	meta.etag = res->etag;
+	meta.last_modified = res->last_modified;
+	meta.fetched = meta.checked = (char *)util_now(now, sizeof(now));
+	if (pack_add(base, &meta, res->body.data, res->body.len, label, &d, stderr, &nrules,
+		     &err) < 0) {
+		rc = report_add_failure(&d, &err, name, false);
+		goto out;
+	}
+	diag_print(&d, stderr);
+	printf("installed rule pack '%s': %lld rule%s from %s\nsha256 %s\n", name, nrules,
+	       nrules == 1 ? "" : "s", shown, hex);
+	rc = PT_EXIT_OK;
+out:
+	diag_release(&d);
+	free(shown);
+	free(label);
+	return rc;
+}
+
 static int
 rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 {
@@ -132,17 +175,12 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 	const struct cmd_entry *e = &cmd_rules_fetch_entry;
 	struct http_response res = HTTP_RESPONSE_INIT;
 	struct pt_err err = PT_ERR_INIT;
-	struct diag d = DIAG_INIT;
 	struct http_opts ho;
-	struct pack meta;
-	char hex[SHA256_HEX_LEN + 1], now[64];
-	char *pin = NULL, *name = NULL, *base = NULL, *shown = NULL, *label = NULL;
+	char *pin = NULL, *name = NULL, *base = NULL;
 	const char *url;
 	bool allow_http = false, curl_up = false;
-	long long nrules = 0;
 	int c, rc;
 
-	memset(&meta, 0, sizeof(meta));
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == OPT_SHA256) {
 			free(pin);
@@ -190,42 +228,13 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 		rc = pt_report(&err);
 		goto out;
 	}
-	if (http_get(url, NULL, NULL, &res, &ho, &err) < 0) {
-		rc = pt_report(&err);
-		goto out;
-	}
-	shown = http_url_display(url, true);
-	label = xasprintf("%s.yaml", name);
-	sha256_hex(res.body.data, res.body.len, hex);
-	if (pin && strcmp(hex, pin) != 0) {
-		pt_err_set(&err, PT_EXIT_DATA, "checksum mismatch for '%s': expected sha256 %s, got "
-			   "%s; nothing was installed", shown, pin, hex);
-		rc = pt_report(&err);
-		goto out;
-	}
-	meta.name = name;
-	meta.url = (char *)url;
-	meta.pin = pin;
-	meta.etag = res.etag;
-	meta.last_modified = res.last_modified;
-	meta.fetched = meta.checked = (char *)util_now(now, sizeof(now));
-	if (pack_add(base, &meta, res.body.data, res.body.len, label, &d, stderr, &nrules,
-		     &err) < 0) {
-		rc = report_add_failure(&d, &err, name, false);
-		goto out;
-	}
-	diag_print(&d, stderr);
-	printf("installed rule pack '%s': %lld rule%s from %s\nsha256 %s\n", name, nrules,
-	       nrules == 1 ? "" : "s", shown, hex);
-	rc = PT_EXIT_OK;
+	rc = http_get(url, NULL, NULL, &res, &ho, &err) < 0 ? pt_report(&err) :
+	     install_download(url, name, pin, base, &res);
 out:
 	http_response_release(&res);
-	diag_release(&d);
 	free(pin);
 	free(name);
 	free(base);
-	free(shown);
-	free(label);
 	if (curl_up)
 		http_global_cleanup();
 	return rc;
