@@ -157,6 +157,9 @@ check "session resume prints no raw control byte" no_raw_controls "$T/out"
 pt --no-input "nothing-$name"
 expect "an error naming a missing log" 3
 check "... prints no raw control byte" no_raw_controls "$T/err"
+pt report --format "$name"
+expect "a usage error quoting an operand with escapes" 2
+check "... prints no raw control byte" no_raw_controls "$T/err"
 
 # --- logs in UTF-16 and UTF-32 ----------------------------------------------
 
