@@ -128,7 +128,7 @@ create_temp(const char *path, mode_t mode, char **tmp)
 		struct timespec ts;
 		unsigned long long v;
 		char suffix[7];
-		int fd;
+		int fd, saved;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		v = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 30) ^
@@ -140,9 +140,10 @@ create_temp(const char *path, mode_t mode, char **tmp)
 		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0)
 			return fd;
+		saved = errno;
 		free(*tmp);
 		*tmp = NULL;
-		if (errno != EEXIST)
+		if ((errno = saved) != EEXIST)
 			return -1;
 	}
 	errno = EEXIST;
@@ -198,7 +199,7 @@ fail:
 	return -1;
 }
 
-/* Write through to fd's target (a device, FIFO, terminal): no temp, no rename. */
+/* Write into what path names (a device, a FIFO, a terminal): no temp file, no rename. */
 static int
 write_through(const char *path, const void *data, size_t len, struct pt_err *err)
 {
