@@ -5,7 +5,8 @@ SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 PT=${PT:-$SRC/build/pallas-triage}
 export LC_ALL=C TZ=UTC NO_COLOR=1
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT INT TERM
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM HUP
 export HOME="$T/home" XDG_DATA_HOME="$T/home/.local/share"
 mkdir -p "$HOME"
 unset PALLAS_TRIAGE_RULES PALLAS_TRIAGE_TOKEN

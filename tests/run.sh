@@ -12,7 +12,8 @@ filter=${1:-}
 passed=0
 failed=0
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT INT TERM
+trap 'rm -f "$out"' EXIT
+trap 'exit 130' INT TERM HUP
 
 tally() { # name, then the command
 	name=$1
