@@ -18,6 +18,7 @@
 
 #include "pt/buf.h"
 #include "pt/classify.h"
+#include "pt/decode.h"
 #include "pt/engine.h"
 #include "pt/ingest.h"
 #include "pt/litset.h"
@@ -1076,6 +1077,7 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 	    struct verdict *v, struct pt_err *err)
 {
 	struct classifier *c = classifier_create(rs, o ? o->prefilter : NULL);
+	struct decode_reader dr = DECODE_READER_INIT;
 
 	if (o && o->assert_context)
 		classifier_assert_context(c, o->assert_context, o->assert_why);
@@ -1083,21 +1085,25 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 	for (;;) {
 		size_t space;
 		char *dst = window_space(c, &space);
-		ssize_t n = read(fd, dst, space);
+		ssize_t n = decode_read(&dr, fd, dst, space);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", name);
 			classifier_free(c);
+			decode_reader_release(&dr);
 			return -1;
 		}
 		if (n == 0)
 			break;
+		if (decode_reader_transcodes(&dr))
+			c->scout_fd = -1;   /* it reads the file's own bytes */
 		window_commit(c, (size_t)n);
 	}
 	classifier_finish(c, v);
 	classifier_free(c);
+	decode_reader_release(&dr);
 	return 0;
 }
 

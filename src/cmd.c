@@ -13,6 +13,7 @@
 #include "pt/packs.h"
 #include "pt/rules.h"
 #include "pt/rules_cache.h"
+#include "pt/term.h"
 #include "pt/xalloc.h"
 
 const struct cmd_entry *const cmd_table[] = {
@@ -76,10 +77,14 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 
 	fflush(stdout);
 	if (fmt) {
-		fputs("pallas-triage: error: ", stderr);
+		char msg[2048];
+
+		/* it quotes operands, which may be names of planted files */
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
+		fputs("pallas-triage: error: ", stderr);
+		term_puts_untrusted(stderr, msg);
 		fputc('\n', stderr);
 	}
 	if (!e) {

@@ -15,6 +15,8 @@
 #include "pt/jaxapi.h"
 #include "pt/ladder.h"
 #include "pt/rules.h"
+#include "pt/term.h"
+#include "pt/vars.h"
 #include "pt/xalloc.h"
 
 static int cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -37,8 +39,11 @@ const struct cmd_entry cmd_explain_entry = {
 static void
 print_block(const char *label, const char *text)
 {
-	if (text && *text)
-		printf("\n%s\n%s%s", label, text, text[strlen(text) - 1] == '\n' ? "" : "\n");
+	if (text && *text) {
+		printf("\n%s\n", label);
+		term_puts_untrusted_lines(stdout, text);
+		fputs(text[strlen(text) - 1] == '\n' ? "" : "\n", stdout);
+	}
 }
 
 /* A rung's change as a template: values stay ${name}, API names are spelled for ar. */
@@ -90,24 +95,35 @@ explain_class(const struct ruleset *rs, enum pt_class c, const char *jax)
 	       n, n == 1 ? "" : "s", class_name(c), class_name(c));
 }
 
+/* A rule may come from a pack: everything in it but the checked enums and numbers is escaped. */
 static void
 explain_rule(const struct rule *r)
 {
-	printf("%s\n  class:   %s%s%s\n  stage:   %s\n  weight:  %d\n  message: %s\n  defined: %s:%d%s%s\n",
-	       r->id, class_name(r->cls), r->subkind ? "/" : "", r->subkind ? r->subkind : "",
-	       stage_name(r->stage), r->weight, r->message, r->file, r->line,
-	       r->origin ? " (pack " : "", r->origin ? r->origin : "");
-	if (r->origin)
-		printf(")\n");
+	term_puts_untrusted(stdout, r->id);
+	printf("\n  class:   %s%s", class_name(r->cls), r->subkind ? "/" : "");
+	term_puts_untrusted(stdout, r->subkind);
+	printf("\n  stage:   %s\n  weight:  %d\n  message: ", stage_name(r->stage), r->weight);
+	term_puts_untrusted(stdout, r->message);
+	fputs("\n  defined: ", stdout);
+	term_puts_untrusted(stdout, r->file);
+	printf(":%d%s", r->line, r->origin ? " (pack " : "");
+	term_puts_untrusted(stdout, r->origin);
+	fputs(r->origin ? ")\n" : "\n", stdout);
 	print_block("explanation:", r->explain);
 	printf("\npatterns:\n");
-	for (size_t i = 0; i < r->npats; i++)
-		printf("  %-4s %s\n", r->pats[i]->role == PAT_ANY ? "any" :
-		       r->pats[i]->role == PAT_ALL ? "all" : "none", r->pats[i]->src);
+	for (size_t i = 0; i < r->npats; i++) {
+		printf("  %-4s ", r->pats[i]->role == PAT_ANY ? "any" :
+		       r->pats[i]->role == PAT_ALL ? "all" : "none");
+		term_puts_untrusted(stdout, r->pats[i]->src);
+		putchar('\n');
+	}
 	if (r->links) {
 		printf("\nlinks:\n");
-		for (char **l = r->links; *l; l++)
-			printf("  %s\n", *l);
+		for (char **l = r->links; *l; l++) {
+			fputs("  ", stdout);
+			term_puts_untrusted(stdout, *l);
+			putchar('\n');
+		}
 	}
 }
 

@@ -26,7 +26,8 @@ const struct cmd_entry cmd_report_entry = {
 	"options:\n"
 	"  --format F         md (default), json or text\n"
 	"  --redact           mask home directories (as ~) and host names (as <host>)\n"
-	"  --output FILE      write FILE (replaced atomically) instead of stdout\n"
+	"  --output FILE      write FILE (replaced atomically; a device or FIFO is\n"
+	"                     written through) instead of stdout\n"
 	"  --post URL         write pallas-triage-report.md and .json, then POST them to\n"
 	"                     URL (https; bearer token from $PALLAS_TRIAGE_TOKEN)\n"
 	"  --allow-http       let --post use plain http:// (local test servers)\n"
@@ -85,7 +86,8 @@ cmd_report_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (session_load(SESSION_DIR, &s, &err) < 0)
 		return pt_report(&err);
 	report_build(&r, s, ctx->rules, redact);
-	rc = output ? report_write_file(&r, format, output, &err) : report_write(&r, format, stdout, &err);
+	rc = output ? report_write_file(&r, format, output, true, &err) :
+	     report_write(&r, format, stdout, &err);
 	report_release(&r);
 	session_free(s);
 	return rc < 0 ? pt_report(&err) : PT_EXIT_OK;

@@ -14,6 +14,7 @@
 #include "pt/rules.h"
 #include "pt/packs.h"
 #include "pt/rules_check.h"
+#include "pt/term.h"
 #include "pt/xalloc.h"
 
 static int rules_validate_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -222,7 +223,10 @@ rules_list_run(int argc, char **argv, struct pt_ctx *ctx)
 
 		if (only != CLASS_COUNT && r->cls != only)
 			continue;
-		printf("%-44s %-15s %3d  %s\n", r->id, class_name(r->cls), r->weight, r->message);
+		/* a rule pack's text is not ours: escaped like a log's */
+		printf("%-44s %-15s %3d  ", r->id, class_name(r->cls), r->weight);
+		term_puts_untrusted(stdout, r->message);
+		putchar('\n');
 	}
 	return PT_EXIT_OK;
 }
@@ -260,8 +264,11 @@ rules_export_run(int argc, char **argv, struct pt_ctx *ctx)
 	for (size_t i = 0; i < ctx->rules->npatterns; i++) {
 		const struct pattern *p = ctx->rules->patterns[i];
 
-		if (p->role != PAT_NONE && (!specific || marks_failure_line(ctx->rules, p)))
-			printf("%s\n", p->src);
+		if (p->role == PAT_NONE || (specific && !marks_failure_line(ctx->rules, p)))
+			continue;
+		/* \xNN is also how PCRE2 writes a byte: the pattern means the same */
+		term_puts_untrusted(stdout, p->src);
+		putchar('\n');
 	}
 	return PT_EXIT_OK;
 }

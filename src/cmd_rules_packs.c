@@ -20,6 +20,7 @@
 #include "pt/packs.h"
 #include "pt/rules.h"
 #include "pt/sha256.h"
+#include "pt/term.h"
 #include "pt/xalloc.h"
 
 static int rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -108,11 +109,57 @@ report_add_failure(const struct diag *d, const struct pt_err *err, const char *n
 	fflush(stdout);
 	diag_print(d, stderr);
 	if (keep) {
-		fprintf(stderr, "pallas-triage: error: %s: %s; keeping the installed version\n", name,
-			err->msg);
+		fputs("pallas-triage: error: ", stderr);
+		term_puts_untrusted(stderr, name);
+		fputs(": ", stderr);
+		term_puts_untrusted(stderr, err->msg);
+		fputs("; keeping the installed version\n", stderr);
 		return err->status ? err->status : PT_EXIT_SYSTEM;
 	}
 	return pt_report(err);
+}
+
+/* Check the download of url against pin, validate and install it as pack name. */
+static int
+install_download(const char *url, const char *name, const char *pin, const char *base,
+		 const struct http_response *res)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct diag d = DIAG_INIT;
+	struct pack meta;
+	char hex[SHA256_HEX_LEN + 1], now[64];
+	char *shown = http_url_display(url, true), *label = xasprintf("%s.yaml", name);
+	long long nrules = 0;
+	int rc;
+
+	sha256_hex(res->body.data, res->body.len, hex);
+	if (pin && strcmp(hex, pin) != 0) {
+		pt_err_set(&err, PT_EXIT_DATA, "checksum mismatch for '%s': expected sha256 %s, got "
+			   "%s; nothing was installed", shown, pin, hex);
+		rc = pt_report(&err);
+		goto out;
+	}
+	memset(&meta, 0, sizeof(meta));
+	meta.name = (char *)name;
+	meta.url = (char *)url;
+	meta.pin = (char *)pin;
+	meta.etag = res->etag;
+	meta.last_modified = res->last_modified;
+	meta.fetched = meta.checked = (char *)util_now(now, sizeof(now));
+	if (pack_add(base, &meta, res->body.data, res->body.len, label, &d, stderr, &nrules,
+		     &err) < 0) {
+		rc = report_add_failure(&d, &err, name, false);
+		goto out;
+	}
+	diag_print(&d, stderr);
+	printf("installed rule pack '%s': %lld rule%s from %s\nsha256 %s\n", name, nrules,
+	       nrules == 1 ? "" : "s", shown, hex);
+	rc = PT_EXIT_OK;
+out:
+	diag_release(&d);
+	free(shown);
+	free(label);
+	return rc;
 }
 
 static int
@@ -128,17 +175,12 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 	const struct cmd_entry *e = &cmd_rules_fetch_entry;
 	struct http_response res = HTTP_RESPONSE_INIT;
 	struct pt_err err = PT_ERR_INIT;
-	struct diag d = DIAG_INIT;
 	struct http_opts ho;
-	struct pack meta;
-	char hex[SHA256_HEX_LEN + 1], now[64];
-	char *pin = NULL, *name = NULL, *base = NULL, *shown = NULL;
+	char *pin = NULL, *name = NULL, *base = NULL;
 	const char *url;
 	bool allow_http = false, curl_up = false;
-	long long nrules = 0;
 	int c, rc;
 
-	memset(&meta, 0, sizeof(meta));
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == OPT_SHA256) {
 			free(pin);
@@ -171,8 +213,8 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 		goto out;
 	}
 	if (!name && !(name = pack_name_from_url(url))) {
-		rc = cmd_usage_error(e, "cannot make a pack name from '%s'; give one with --name",
-				     url);
+		rc = cmd_usage_error(e, "cannot make a pack name from the URL's file name; give "
+				     "one with --name");
 		goto out;
 	}
 	if (http_opts_init(&ho, &err) < 0 || http_global_init(&err) < 0) {
@@ -186,61 +228,47 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 		rc = pt_report(&err);
 		goto out;
 	}
-	if (http_get(url, NULL, NULL, &res, &ho, &err) < 0) {
-		rc = pt_report(&err);
-		goto out;
-	}
-	shown = http_url_display(url, false);
-	sha256_hex(res.body.data, res.body.len, hex);
-	if (pin && strcmp(hex, pin) != 0) {
-		pt_err_set(&err, PT_EXIT_DATA, "checksum mismatch for '%s': expected sha256 %s, got "
-			   "%s; nothing was installed", shown, pin, hex);
-		rc = pt_report(&err);
-		goto out;
-	}
-	meta.name = name;
-	meta.url = (char *)url;
-	meta.pin = pin;
-	meta.etag = res.etag;
-	meta.last_modified = res.last_modified;
-	meta.fetched = meta.checked = (char *)util_now(now, sizeof(now));
-	if (pack_add(base, &meta, res.body.data, res.body.len, shown, &d, stderr, &nrules,
-		     &err) < 0) {
-		rc = report_add_failure(&d, &err, name, false);
-		goto out;
-	}
-	diag_print(&d, stderr);
-	printf("installed rule pack '%s': %lld rule%s from %s\nsha256 %s\n", name, nrules,
-	       nrules == 1 ? "" : "s", shown, hex);
-	rc = PT_EXIT_OK;
+	rc = http_get(url, NULL, NULL, &res, &ho, &err) < 0 ? pt_report(&err) :
+	     install_download(url, name, pin, base, &res);
 out:
 	http_response_release(&res);
-	diag_release(&d);
 	free(pin);
 	free(name);
 	free(base);
-	free(shown);
 	if (curl_up)
 		http_global_cleanup();
 	return rc;
+}
+
+/* One "  label value" line; the value may come from the server (ETag ...). */
+static void
+print_field(const char *label, const char *value, const char *suffix)
+{
+	printf("  %-9s ", label);
+	term_puts_untrusted(stdout, value);
+	printf("%s\n", suffix);
 }
 
 static void
 print_pack_text(const struct pack *p)
 {
 	char *shown = http_url_display(p->url, false);
+	char num[32];
 
-	printf("%s\n", p->name);
-	printf("  origin:   %s\n", shown);
-	printf("  sha256:   %s%s\n", p->sha256, p->pin ? " (pinned)" : "");
-	printf("  fetched:  %s\n", p->fetched);
-	printf("  checked:  %s\n", p->checked);
-	printf("  rules:    %lld\n", p->nrules);
-	printf("  size:     %lld bytes\n", p->size);
+	term_puts_untrusted(stdout, p->name);
+	putchar('\n');
+	print_field("origin:", shown, "");
+	print_field("sha256:", p->sha256, p->pin ? " (pinned)" : "");
+	print_field("fetched:", p->fetched, "");
+	print_field("checked:", p->checked, "");
+	snprintf(num, sizeof(num), "%lld", p->nrules);
+	print_field("rules:", num, "");
+	snprintf(num, sizeof(num), "%lld", p->size);
+	print_field("size:", num, " bytes");
 	if (p->etag)
-		printf("  etag:     %s\n", p->etag);
+		print_field("etag:", p->etag, "");
 	if (p->last_modified)
-		printf("  modified: %s\n", p->last_modified);
+		print_field("modified:", p->last_modified, "");
 	free(shown);
 }
 
@@ -317,7 +345,7 @@ update_one(const struct pack *p, const char *base, const struct http_opts *ho)
 	struct diag d = DIAG_INIT;
 	struct pack meta;
 	char hex[SHA256_HEX_LEN + 1], now[64];
-	char *shown = http_url_display(p->url, false);
+	char *shown = http_url_display(p->url, true), *label = xasprintf("%s.yaml", p->name);
 	long long nrules = 0;
 	int rc = PT_EXIT_OK;
 
@@ -355,7 +383,7 @@ update_one(const struct pack *p, const char *base, const struct http_opts *ho)
 	meta.etag = res.etag;
 	meta.last_modified = res.last_modified;
 	meta.fetched = meta.checked = now;
-	if (pack_add(base, &meta, res.body.data, res.body.len, shown, &d, stderr, &nrules,
+	if (pack_add(base, &meta, res.body.data, res.body.len, label, &d, stderr, &nrules,
 		     &err) < 0) {
 		rc = report_add_failure(&d, &err, p->name, true);
 		goto out;
@@ -367,6 +395,7 @@ out:
 	http_response_release(&res);
 	diag_release(&d);
 	free(shown);
+	free(label);
 	return rc;
 }
 

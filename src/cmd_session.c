@@ -155,6 +155,23 @@ print_json(char *text)
 	return 0;
 }
 
+/* One line "label value\n": the value comes from the session file or names a
+ * file (a log named with escape sequences must not reach the terminal raw). */
+static void
+put_line(FILE *out, const char *label, const char *value)
+{
+	fputs(label, out);
+	term_puts_untrusted(out, value);
+	fputc('\n', out);
+}
+
+static void
+put_class(FILE *out, enum pt_class c, const char *subkind)
+{
+	fprintf(out, "%s%s", class_name(c), subkind ? "/" : "");
+	term_puts_untrusted(out, subkind);
+}
+
 /* The text form of `session status`; also printed after `session start`. */
 static void
 print_status(FILE *out, const struct session *s, const struct ruleset *rs)
@@ -164,28 +181,40 @@ print_status(FILE *out, const struct session *s, const struct ruleset *rs)
 
 	fprintf(out, "session: %s, %zu of %d attempts used\n", session_status_name(s->status),
 		s->nattempts, SESSION_ATTEMPT_CAP);
-	fprintf(out, "failure: %s%s%s from %s", class_name(s->first.cls),
-		s->first.subkind ? "/" : "", s->first.subkind ? s->first.subkind : "", s->log);
-	if (s->first.fingerprint)
-		fprintf(out, " (fingerprint %s)", s->first.fingerprint);
-	fprintf(out, "\nnow: %s%s%s\ninterpret mode: %s\n", class_name(s->cls),
-		s->subkind ? "/" : "", s->subkind ? s->subkind : "", interp_answer_name(s->interp));
-	for (size_t i = 0; i < s->nruled; i++)
-		fprintf(out, "ruled out: %s%s%s: %s\n", class_name(s->ruled[i].cls),
-			s->ruled[i].subkind ? "/" : "", s->ruled[i].subkind ? s->ruled[i].subkind : "",
-			s->ruled[i].reason);
+	fputs("failure: ", out);
+	put_class(out, s->first.cls, s->first.subkind);
+	fputs(" from ", out);
+	term_puts_untrusted(out, s->log);
+	if (s->first.fingerprint) {
+		fputs(" (fingerprint ", out);
+		term_puts_untrusted(out, s->first.fingerprint);
+		fputc(')', out);
+	}
+	fputs("\nnow: ", out);
+	put_class(out, s->cls, s->subkind);
+	fprintf(out, "\ninterpret mode: %s\n", interp_answer_name(s->interp));
+	for (size_t i = 0; i < s->nruled; i++) {
+		fputs("ruled out: ", out);
+		put_class(out, s->ruled[i].cls, s->ruled[i].subkind);
+		put_line(out, ": ", s->ruled[i].reason);
+	}
 	if (s->nattempts) {
 		const struct attempt *a = &s->attempts[s->nattempts - 1];
 
-		fprintf(out, "last attempt: %d. %s: %s\n", a->n, a->rung, attempt_result_name(a->result));
+		fprintf(out, "last attempt: %d. ", a->n);
+		term_puts_untrusted(out, a->rung);
+		fprintf(out, ": %s\n", attempt_result_name(a->result));
 	}
 	if (s->same_streak)
 		fprintf(out, "same error %d time%s in a row (%d moves on to the next family)\n",
 			s->same_streak, s->same_streak == 1 ? "" : "s", SESSION_SAME_LIMIT);
 	if (s->pre_debug)
-		fprintf(out, "pre-debug copy: %s\n", s->pre_debug);
-	if (s->report_md)
-		fprintf(out, "report: %s, %s\n", s->report_md, s->report_json ? s->report_json : "");
+		put_line(out, "pre-debug copy: ", s->pre_debug);
+	if (s->report_md) {
+		fputs("report: ", out);
+		term_puts_untrusted(out, s->report_md);
+		put_line(out, ", ", s->report_json);
+	}
 	if (s->status == SESSION_IN_PROGRESS && s->interp == INTERP_UNASKED)
 		walk_print_interpret(out, rs, s, session_class_changed(s));
 	if (s->status == SESSION_IN_PROGRESS && n)

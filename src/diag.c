@@ -5,7 +5,31 @@
 #include <string.h>
 
 #include "pt/diag.h"
+#include "pt/term.h"
 #include "pt/xalloc.h"
+
+/*
+ * Messages name files, URLs, YAML keys and server answers: text from
+ * outside that could hold terminal escapes. Every message goes through the
+ * escaper on its way out (no message holds a newline of its own).
+ */
+static void
+put_message(FILE *fp, const char *prefix, const char *msg)
+{
+	fflush(stdout);
+	fputs(prefix, fp);
+	term_put_untrusted(fp, msg, strlen(msg));
+	fputc('\n', fp);
+}
+
+static void
+vput_message(FILE *fp, const char *prefix, const char *fmt, va_list ap)
+{
+	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	put_message(fp, prefix, msg);
+}
 
 int
 pt_err_set(struct pt_err *err, int status, const char *fmt, ...)
@@ -44,12 +68,9 @@ pt_die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("pallas-triage: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vput_message(stderr, "pallas-triage: error: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
 }
 
@@ -58,19 +79,15 @@ pt_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("pallas-triage: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vput_message(stderr, "pallas-triage: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int
 pt_report(const struct pt_err *err)
 {
-	fflush(stdout);
-	fprintf(stderr, "pallas-triage: error: %s\n", err->msg[0] ? err->msg : "unknown error");
+	put_message(stderr, "pallas-triage: error: ", err->msg[0] ? err->msg : "unknown error");
 	return err->status ? err->status : PT_EXIT_SYSTEM;
 }
 
@@ -125,7 +142,7 @@ void
 diag_print(const struct diag *d, FILE *fp)
 {
 	for (size_t i = 0; i < d->n; i++)
-		fprintf(fp, "%s\n", d->lines[i]);
+		put_message(fp, "", d->lines[i]);
 }
 
 void

@@ -224,66 +224,61 @@ int
 http_check_url(const char *url, bool allow_http, struct pt_err *err)
 {
 	CURLU *u;
-	char *host = NULL;
+	char *host = NULL, *shown;
 	int ret = -1;
 
 	if (!api_load())
 		return pt_err_set(err, PT_EXIT_SYSTEM, "%s", api.why);
 	if (!(u = curl_url()))
 		pt_die(PT_EXIT_SYSTEM, "out of memory");
+	/* messages show scheme://host[:port] only: a URL may carry a password,
+	 * a token in its query, or a secret webhook path */
+	shown = http_url_display(url, true);
 	if (!has_scheme(url, "https") && !has_scheme(url, "http")) {
-		pt_err_set(err, PT_EXIT_USAGE, "'%s' is not an https:// URL", url);
+		pt_err_set(err, PT_EXIT_USAGE, "'%s' is not an https:// URL", shown);
 		goto out;
 	}
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host || !*host) {
-		pt_err_set(err, PT_EXIT_USAGE, "'%s' is not a valid URL", url);
+		pt_err_set(err, PT_EXIT_USAGE, "'%s' is not a valid URL", shown);
 		goto out;
 	}
 	if (!allow_http && !has_scheme(url, "https")) {
-		char *shown = http_url_display(url, false);
-
 		pt_err_set(err, PT_EXIT_USAGE, "refusing plain http URL '%s': use https, or "
 			   "--allow-http for a server on your own machine", shown);
-		free(shown);
 		goto out;
 	}
 	ret = 0;
 out:
+	free(shown);
 	curl_free(host);
 	curl_url_cleanup(u);
 	return ret;
 }
 
+/*
+ * Plain string work, no URL parser: it must also cope with what is not a
+ * URL at all (the text of a "not a URL" message) and without libcurl.
+ */
 char *
 http_url_display(const char *url, bool host_only)
 {
-	CURLU *u;
-	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL, *s;
+	const char *sep = strstr(url, "://"), *auth = url, *end, *at, *q;
+	size_t slen = 0;
 
-	if (!api_load())
-		return xstrdup("(URL not shown: libcurl is missing)");
-	if (!(u = curl_url()))
-		pt_die(PT_EXIT_SYSTEM, "out of memory");
-	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-		s = xstrdup("(invalid URL)");
-		goto out;
+	if (sep && sep > url && strspn(url, "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-") == (size_t)(sep - url)) {
+		slen = (size_t)(sep - url) + 3;
+		auth = sep + 3;
 	}
-	curl_url_get(u, CURLUPART_PORT, &port, 0);
-	curl_url_get(u, CURLUPART_PATH, &path, 0);
-	curl_url_get(u, CURLUPART_QUERY, &query, 0);
-	s = xasprintf("%s://%s%s%s%s%s", scheme, host, port ? ":" : "", port ? port : "",
-		      host_only || !path ? "" : path, !host_only && query ? "?..." : "");
-out:
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_free(path);
-	curl_free(query);
-	curl_url_cleanup(u);
-	return s;
+	end = auth + strcspn(auth, "/?#");
+	if ((at = memrchr(auth, '@', (size_t)(end - auth))))
+		auth = at + 1;
+	if (host_only || *end != '/')
+		return xasprintf("%.*s%.*s", (int)slen, url, (int)(end - auth), auth);
+	q = end + strcspn(end, "?#");
+	return xasprintf("%.*s%.*s%.*s%s", (int)slen, url, (int)(end - auth), auth, (int)(q - end),
+			 end, *q == '?' ? "?..." : "");
 }
 
 /* ---- one transfer ---- */
@@ -395,6 +390,31 @@ lower_first(char *s)
 		s[0] = (char)(s[0] - 'A' + 'a');
 }
 
+/*
+ * Say which limit fired. libcurl applies the connect timeout to the TCP
+ * connect and the TLS handshake, and the total timeout to everything: a
+ * server that accepts but never answers the handshake stops the transfer
+ * at the connect timeout, which must not be reported as the total one.
+ * libcurl's connect time stays 0 until the handshake is done, so the time
+ * the transfer took tells which of the two limits it ran into.
+ */
+static void
+describe_timeout(const struct conn *c, const struct http_opts *o, long timeout_ms, char *msg,
+		 size_t len)
+{
+	curl_off_t took_us = 0;
+	bool tls = strstr(c->errbuf, "SSL") || strstr(c->errbuf, "TLS");
+
+	curl_easy_getinfo(c->h, CURLINFO_TOTAL_TIME_T, &took_us);
+	if (o->connect_timeout_ms < timeout_ms &&
+	    took_us / 1000 < (o->connect_timeout_ms + timeout_ms) / 2)
+		snprintf(msg, len, "timed out after %.1f s, the connect timeout: %s",
+			 (double)o->connect_timeout_ms / 1000, tls ?
+			 "the TLS handshake did not finish" : "no connection was made");
+	else
+		snprintf(msg, len, "timed out after %.1f s", (double)timeout_ms / 1000);
+}
+
 /* Describe a failed transfer into msg (one clause, no URL). */
 static void
 describe(const struct conn *c, CURLcode rc, const struct http_opts *o, long timeout_ms, char *msg,
@@ -410,7 +430,7 @@ describe(const struct conn *c, CURLcode rc, const struct http_opts *o, long time
 	}
 	switch (rc) {
 	case CURLE_OPERATION_TIMEDOUT:
-		snprintf(msg, len, "timed out after %.1f s", (double)timeout_ms / 1000);
+		describe_timeout(c, o, timeout_ms, msg, len);
 		break;
 	case CURLE_PARTIAL_FILE:
 		snprintf(msg, len, "the response was cut short (%s)", detail);
@@ -495,7 +515,7 @@ http_get(const char *url, const char *etag, const char *last_modified,
 		char *loc = NULL, *line;
 
 		free(shown);
-		shown = http_url_display(cur, false);
+		shown = http_url_display(cur, true);
 		if (left <= 0) {
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': timed out after %.1f s",
 				   shown, (double)o->timeout_ms / 1000);
@@ -536,7 +556,7 @@ http_get(const char *url, const char *etag, const char *last_modified,
 			goto out;
 		}
 		if (has_scheme(cur, "https") && !has_scheme(loc, "https")) {
-			char *to = http_url_display(loc, false);
+			char *to = http_url_display(loc, true);
 
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': refusing the redirect from "
 				   "https to '%s'", shown, to);
@@ -544,7 +564,7 @@ http_get(const char *url, const char *etag, const char *last_modified,
 			goto out;
 		}
 		if (http_check_url(loc, o->allow_http, NULL) < 0) {
-			char *to = http_url_display(loc, false);
+			char *to = http_url_display(loc, true);
 
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': refusing the redirect to "
 				   "'%s'", shown, to);

@@ -123,11 +123,64 @@ struct json *json_push_array(struct json *a) { return J(push(a, cJSON_CreateArra
 
 /* ---- printing ---- */
 
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0. Reads no further than
+ * a NUL: every byte is checked before the next is looked at.
+ */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t k = 2; k < n; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * Strings come from logs, file names and servers: bytes that are not UTF-8
+ * become U+FFFD, one per byte, so that every document we write is valid
+ * UTF-8 (RFC 8259 8.1) and strict decoders read it.
+ */
 static void
 write_string(struct buf *out, const char *s)
 {
 	buf_addch(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x80) {
+			size_t n = utf8_len(p);
+
+			if (n == 0) {
+				buf_adds(out, "\xef\xbf\xbd");
+			} else {
+				buf_add(out, p, n);
+				p += n - 1;
+			}
+			continue;
+		}
 		switch (*p) {
 		case '"': buf_adds(out, "\\\""); break;
 		case '\\': buf_adds(out, "\\\\"); break;

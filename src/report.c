@@ -1021,7 +1021,8 @@ report_write(const struct report *r, const char *format, FILE *fp, struct pt_err
 
 /* Render into memory first so the file on disk is replaced in one rename. */
 int
-report_write_file(const struct report *r, const char *format, const char *path, struct pt_err *err)
+report_write_file(const struct report *r, const char *format, const char *path, bool user_path,
+		  struct pt_err *err)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -1034,7 +1035,8 @@ report_write_file(const struct report *r, const char *format, const char *path, 
 	if (fclose(mem) != 0 && ret == 0)
 		ret = pt_err_errno(err, PT_EXIT_SYSTEM, "cannot render the report");
 	if (ret == 0)
-		ret = util_write_atomic(path, data, len, err);
+		ret = user_path ? util_write_output(path, data, len, err) :
+		      util_write_atomic(path, data, len, err);
 	free(data);
 	return ret;
 }
@@ -1053,7 +1055,8 @@ report_write_files(const struct report *r, const char *dir, char **md, char **js
 		pm = xstrdup(REPORT_MD_FILE);
 		pj = xstrdup(REPORT_JSON_FILE);
 	}
-	if (report_write_file(r, "md", pm, err) < 0 || report_write_file(r, "json", pj, err) < 0)
+	if (report_write_file(r, "md", pm, false, err) < 0 ||
+	    report_write_file(r, "json", pj, false, err) < 0)
 		goto out;
 	if (md) {
 		*md = pm;

@@ -5,6 +5,24 @@
 
 #include "pt/classify.h"
 #include "pt/rules_check.h"
+#include "pt/term.h"
+
+/*
+ * One failure line. Rules may come from a downloaded pack, and captures
+ * from its example logs: escaped like any text from outside.
+ */
+static void PT_PRINTF(2, 3)
+put_failure(FILE *out, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	term_puts_untrusted(out, line);
+	fputc('\n', out);
+}
 
 static void
 check_captures(const struct classifier *c, const struct rule *r, const struct example *ex,
@@ -16,7 +34,7 @@ check_captures(const struct classifier *c, const struct rule *r, const struct ex
 		const char *got = vars_get(caps, ex->cap_names[i]);
 
 		if (!got || strcmp(got, ex->cap_values[i]) != 0) {
-			fprintf(out, "%s:%d: %s: match example %zu captured %s='%s', expected '%s'\n",
+			put_failure(out, "%s:%d: %s: match example %zu captured %s='%s', expected '%s'",
 				r->file, ex->line, r->id, k, ex->cap_names[i], got ? got : "(nothing)",
 				ex->cap_values[i]);
 			res->failed++;
@@ -38,7 +56,7 @@ check_example(const struct ruleset *rs, const struct rule *r, const struct examp
 	classifier_finish(c, &v);
 	fired = classifier_fired(c, r);
 	if (fired != want) {
-		fprintf(out, "%s:%d: %s: %s example %zu %s\n", r->file, ex->line, r->id,
+		put_failure(out, "%s:%d: %s: %s example %zu %s", r->file, ex->line, r->id,
 			want ? "match" : "no_match", k, want ? "did not fire" : "fired");
 		res->failed++;
 	} else {
@@ -60,7 +78,7 @@ check_fact(const struct ruleset *rs, const struct fact_def *f, FILE *out, struct
 		classifier_feed(c, f->examples[k], strlen(f->examples[k]));
 		classifier_finish(c, &v);
 		if (!vars_get(classifier_env(c), f->sets)) {
-			fprintf(out, "%s:%d: %s: example %zu did not set '%s'\n", f->file,
+			put_failure(out, "%s:%d: %s: example %zu did not set '%s'", f->file,
 				f->pat->line, f->id, k + 1, f->sets);
 			res->failed++;
 		} else {

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "pt/json.h"
@@ -668,8 +667,13 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 {
 	struct buf b = BUF_INIT;
 	char *path = session_path(dir);
-	int ret = -1;
+	int ret = -1, dfd;
 
+	if (util_is_dir(dir)) {
+		if ((dfd = session_dir_open(dir, false, err)) < 0)
+			goto out;
+		close(dfd);
+	}
 	if (!util_is_file(path)) {
 		pt_err_set(err, PT_EXIT_FINDING, "no session in '%s'; start one with "
 			   "'pallas-triage LOG' at a terminal or 'pallas-triage session start LOG'", dir);
@@ -677,7 +681,7 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 	}
 	/* A file too big to be a session is as broken as one that does not
 	 * parse; one that cannot be read (permissions) is not. */
-	if (util_read_file(path, &b, SESSION_MAX_BYTES, err) < 0) {
+	if (util_read_regular(path, &b, SESSION_MAX_BYTES, err) < 0) {
 		struct stat st;
 
 		if (stat(path, &st) == 0 && (unsigned long long)st.st_size > SESSION_MAX_BYTES)
@@ -724,51 +728,6 @@ session_save(const struct session *s, const char *dir, struct pt_err *err)
 	free(text);
 	free(path);
 	return ret;
-}
-
-int
-session_lock(const char *dir, struct pt_err *err)
-{
-	char *path = xasprintf("%s/lock", dir), pid[32] = "";
-	int fd;
-
-	if (util_mkdirs(dir, err) < 0) {
-		free(path);
-		return -1;
-	}
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot open '%s'", path);
-		free(path);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK) {
-			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
-
-			pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
-			pt_err_set(err, PT_EXIT_SYSTEM, "the session in '%s' is in use by another "
-				   "pallas-triage%s%s%s", dir, *pid ? " (pid " : "", pid,
-				   *pid ? ")" : "");
-		} else {
-			pt_err_errno(err, PT_EXIT_SYSTEM, "cannot lock '%s'", path);
-		}
-		close(fd);
-		free(path);
-		return -1;
-	}
-	/* the pid is only for the message above; the lock is the flock */
-	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, strlen(pid), 0) < 0)
-		pid[0] = '\0';
-	free(path);
-	return fd;
-}
-
-void
-session_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd);
 }
 
 int

@@ -70,6 +70,25 @@ term_put_untrusted(FILE *fp, const char *s, size_t len)
 }
 
 void
+term_puts_untrusted(FILE *fp, const char *s)
+{
+	if (s)
+		term_put_untrusted(fp, s, strlen(s));
+}
+
+void
+term_puts_untrusted_lines(FILE *fp, const char *s)
+{
+	const char *nl;
+
+	for (; s && (nl = strchr(s, '\n')); s = nl + 1) {
+		term_put_untrusted(fp, s, (size_t)(nl - s));
+		fputc('\n', fp);
+	}
+	term_puts_untrusted(fp, s);
+}
+
+void
 term_put_highlight(FILE *fp, const char *s, size_t len, size_t hs, size_t he, const char *color)
 {
 	if (!color || hs >= he || he > len) {

@@ -13,40 +13,65 @@
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
-int
-util_read_file(const char *path, struct buf *out, size_t max, struct pt_err *err)
+/* Read fd (named path in messages) to its end into out, at most max bytes. */
+static int
+read_fd(int fd, const char *path, struct buf *out, size_t max, struct pt_err *err)
 {
 	char chunk[65536];
-	struct stat st;
 	size_t total = 0;
-	int fd, ret = -1;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		pt_err_set(err, PT_EXIT_DATA, "'%s' is a directory", path);
-		goto out;
-	}
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", path);
-			goto out;
+			return pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", path);
 		}
 		if (n == 0)
-			break;
+			return 0;
 		total += (size_t)n;
-		if (total > max) {
-			pt_err_set(err, PT_EXIT_DATA, "'%s' is larger than %zu bytes", path, max);
-			goto out;
-		}
+		if (total > max)
+			return pt_err_set(err, PT_EXIT_DATA, "'%s' is larger than %zu bytes", path, max);
 		buf_add(out, chunk, (size_t)n);
 	}
-	ret = 0;
-out:
+}
+
+int
+util_read_file(const char *path, struct buf *out, size_t max, struct pt_err *err)
+{
+	struct stat st;
+	int fd, ret;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		ret = pt_err_set(err, PT_EXIT_DATA, "'%s' is a directory", path);
+	else
+		ret = read_fd(fd, path, out, max, err);
+	close(fd);
+	return ret;
+}
+
+int
+util_read_regular(const char *path, struct buf *out, size_t max, struct pt_err *err)
+{
+	struct stat st;
+	int fd, ret;
+
+	/* O_NONBLOCK: opening a planted FIFO must not wait for a writer */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
+		if (errno == ELOOP)
+			return pt_err_set(err, PT_EXIT_DATA, "'%s' is a symbolic link; refusing to "
+					  "follow it", path);
+		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
+	}
+	if (fstat(fd, &st) < 0)
+		ret = pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", path);
+	else if (!S_ISREG(st.st_mode))
+		ret = pt_err_set(err, PT_EXIT_DATA, "'%s' is not a regular file", path);
+	else
+		ret = read_fd(fd, path, out, max, err);
 	close(fd);
 	return ret;
 }
@@ -88,36 +113,136 @@ fsync_parent(const char *path)
 	free(dir);
 }
 
+/*
+ * Create a new temp file next to path, like mkstemp() but with `mode` given
+ * to open(), so that the umask applies (mkstemp always makes 0600).
+ * Returns the fd and the name in *tmp (free()), or -1 with errno.
+ */
+static int
+create_temp(const char *path, mode_t mode, char **tmp)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long counter;
+
+	for (int tries = 0; tries < 100; tries++) {
+		struct timespec ts;
+		unsigned long long v;
+		char suffix[7];
+		int fd, saved;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 30) ^
+		    (++counter * 0x9e3779b97f4a7c15ull);
+		for (size_t i = 0; i < 6; i++, v /= 62)
+			suffix[i] = digits[v % 62];
+		suffix[6] = '\0';
+		*tmp = xasprintf("%s.tmp.%s", path, suffix);
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0)
+			return fd;
+		saved = errno;
+		free(*tmp);
+		*tmp = NULL;
+		if ((errno = saved) != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 int
 util_write_atomic(const char *path, const void *data, size_t len, struct pt_err *err)
 {
-	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-	int fd, ret = -1;
+	char *tmp = NULL;
+	struct stat st;
+	bool exists;
+	int fd;
 
-	if ((fd = mkstemp(tmp)) < 0) {
-		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot create a temporary file next to '%s'", path);
-		goto out;
+	/* rename() would replace a planted symlink or FIFO with a file that the
+	 * user then believes went where the link pointed: refuse instead */
+	if (lstat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return pt_err_set(err, PT_EXIT_SYSTEM, "refusing to replace '%s': it is %s, "
+					  "not a regular file", path, S_ISLNK(st.st_mode) ?
+					  "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" :
+					  "a special file");
+		exists = true;
+	} else if (errno == ENOENT) {
+		exists = false;
+	} else {
+		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", path);
 	}
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if ((fd = create_temp(path, exists ? (st.st_mode & 0777) : 0666, &tmp)) < 0)
+		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot create a temporary file next to '%s'",
+				    path);
+	/* keep the mode of the file replaced exactly: open() applied the umask to it */
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0 ||
+	    (exists && fchmod(fd, st.st_mode & 0777) < 0)) {
 		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", tmp);
 		close(fd);
-		unlink(tmp);
-		goto out;
+		goto fail;
 	}
-	if (fchmod(fd, 0644) < 0 || close(fd) < 0) {
+	if (close(fd) < 0) {
 		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", tmp);
-		unlink(tmp);
-		goto out;
+		goto fail;
 	}
 	if (rename(tmp, path) < 0) {
 		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot replace '%s'", path);
-		unlink(tmp);
-		goto out;
+		goto fail;
 	}
 	fsync_parent(path);
-	ret = 0;
-out:
 	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	return -1;
+}
+
+/* Write into what path names (a device, a FIFO, a terminal): no temp file, no rename. */
+static int
+write_through(const char *path, const void *data, size_t len, struct pt_err *err)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot open '%s'", path);
+	if (write_all(fd, data, len) < 0) {
+		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", path);
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0)
+		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", path);
+	return 0;
+}
+
+int
+util_write_output(const char *path, const void *data, size_t len, struct pt_err *err)
+{
+	struct stat st, lst;
+	char *real;
+	int ret;
+
+	if (stat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", path);
+		if (lstat(path, &lst) == 0)
+			return pt_err_set(err, PT_EXIT_SYSTEM, "cannot write '%s': it is a symbolic "
+					  "link to nothing", path);
+		return util_write_atomic(path, data, len, err);
+	}
+	if (S_ISDIR(st.st_mode))
+		return pt_err_set(err, PT_EXIT_SYSTEM, "cannot write '%s': it is a directory", path);
+	if (!S_ISREG(st.st_mode))
+		return write_through(path, data, len, err);
+	/* a link to a regular file: replace the file it names, keep the link */
+	if (lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode))
+		return util_write_atomic(path, data, len, err);
+	if (!(real = realpath(path, NULL)))
+		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot resolve '%s'", path);
+	ret = util_write_atomic(real, data, len, err);
+	free(real);
 	return ret;
 }
 

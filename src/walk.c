@@ -618,8 +618,9 @@ kernel:
 	if (kernel && !s->pre_debug) {
 		if (session_save_pre_debug(s, kernel, &existed, err) < 0)
 			goto fail;
-		fprintf(out, existed ? "kept the existing %s: a pre-debug copy is never overwritten\n"
-			: "saved the kernel as it is now to %s\n", s->pre_debug);
+		fputs(existed ? "kept the existing " : "saved the kernel as it is now to ", out);
+		put_untrusted(out, s->pre_debug);
+		fputs(existed ? ": a pre-debug copy is never overwritten\n" : "\n", out);
 	}
 	if (session_save(s, dir, err) < 0)
 		goto fail;
@@ -820,8 +821,9 @@ walk_resume(struct pt_ctx *ctx, const struct walk_opts *o)
 			w.s->nattempts == 1 ? "" : "s");
 		rc = w.s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
 	} else {
-		fprintf(w.out, "resuming the session for %s: %zu of %d attempts used\n",
-			w.s->log, w.s->nattempts, SESSION_ATTEMPT_CAP);
+		fputs("resuming the session for ", w.out);
+		put_untrusted(w.out, w.s->log);
+		fprintf(w.out, ": %zu of %d attempts used\n", w.s->nattempts, SESSION_ATTEMPT_CAP);
 		rc = walk_run(&w);
 	}
 	walk_teardown(&w);

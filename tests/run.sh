@@ -12,7 +12,8 @@ filter=${1:-}
 passed=0
 failed=0
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT INT TERM
+trap 'rm -f "$out"' EXIT
+trap 'exit 130' INT TERM HUP
 
 tally() { # name, then the command
 	name=$1
@@ -31,6 +32,11 @@ tally() { # name, then the command
 		echo "FAIL $name: exit status $rc"
 	fi
 	if [ "$f" -ne 0 ]; then
+		# every failure first (a long suite's early ones would scroll out
+		# of the tail), then the tail for the context of the last ones
+		grep -E '(^|[[:space:]])FAIL([[:space:]:]|$)|CHECK[A-Z_]* failed' "$out" |
+			sed 's/^/    /'
+		echo "    ... the last 60 lines of $name:"
 		sed 's/^/    /' "$out" | tail -n 60
 	fi
 	echo "$name: $p passed, $f failed"

@@ -95,9 +95,11 @@ int http_post_json(const char *url, const char *body, size_t len, struct http_re
 int http_check_url(const char *url, bool allow_http, struct pt_err *err);
 
 /*
- * Returns a new string (free()) to show url in messages: the user name,
- * password and query are removed; with host_only the path too (webhook
- * paths are often secrets).
+ * Returns a new string (free()) to show url: with host_only, for every
+ * message, only scheme://host[:port] (user name, password, path, query and
+ * fragment removed: webhook paths and queries are often secrets, as git
+ * hides credentials); without, for the `rules sources` listing, the path is
+ * kept and a query shown as "?...". Works on any text, URL or not.
  */
 char *http_url_display(const char *url, bool host_only);
 

@@ -35,7 +35,8 @@
  * long long (byte counts above 2^53 stay exact); json_add_num writes a double
  * with up to 17 significant digits (NaN and infinities become null). Strings
  * are copied and may hold any bytes except NUL; control characters, quotes
- * and backslashes are escaped, other bytes are written as they are.
+ * and backslashes are escaped, and each byte that is not part of well-formed
+ * UTF-8 is written as U+FFFD, so every document is valid UTF-8 (keys too).
  *
  * Out of memory ends the run (PT_EXIT_SYSTEM), as everywhere in the tool, so
  * no builder function can fail.
@@ -91,7 +92,7 @@ struct json *json_push_object(struct json *arr);
 struct json *json_push_array(struct json *arr);
 
 /*
- * Write j to out as UTF-8-agnostic JSON text followed by a newline, indented
+ * Write j to out as UTF-8 JSON text followed by a newline, indented
  * by two spaces per level. Arrays whose elements are all scalars are written
  * on one line ("[256, 512]"); empty containers are "{}" and "[]".
  * json_print() returns 0, or -1 when writing to fp failed (check ferror).

@@ -85,7 +85,7 @@ int packs_load(struct ruleset *rs, struct diag *d);
  * base_dir, the other installed packs and this one load and pass
  * ruleset_finish() together (so a rule id already used needs
  * `overrides: true`), and every example of this pack passes. `shown` names
- * the pack in diagnostics (a URL for display). Schema problems go to d,
+ * the pack in diagnostics (NAME.yaml: never the URL, which may hold secrets). Schema problems go to d,
  * failing examples to out, and the return is -1 with err (PT_EXIT_DATA);
  * I/O failures are PT_EXIT_SYSTEM. On any failure the store is unchanged.
  * On success *nrules (may be NULL) is the number of rules in the pack.

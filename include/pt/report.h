@@ -97,9 +97,14 @@ bool report_format_known(const char *format);
 /* Print r in format to fp. Returns -1 with err (PT_EXIT_SYSTEM) on a write error. */
 int report_write(const struct report *r, const char *format, FILE *fp, struct pt_err *err);
 
-/* Print r in format to path, replacing the file atomically. */
+/*
+ * Print r in format to path, replacing the file atomically. A path the user
+ * named (`report --output`) is written with util_write_output(): through
+ * devices and FIFOs. Otherwise util_write_atomic(): the report files in the
+ * working directory are never written through a link planted there.
+ */
 int report_write_file(const struct report *r, const char *format, const char *path,
-		      struct pt_err *err);
+		      bool user_path, struct pt_err *err);
 
 /* The json writer (report_json.c). Returns -1 on a write error. */
 int report_write_json(const struct report *r, FILE *fp);

@@ -24,7 +24,8 @@ struct pt_ctx;
 /*
  * Build the payload from REPORT_MD_FILE and REPORT_JSON_FILE in dir into out
  * (appended, compact JSON). Returns 0, or -1 with err: PT_EXIT_FINDING when
- * the files are not there, PT_EXIT_DATA when the JSON file is not JSON.
+ * the files are not there, PT_EXIT_DATA when the JSON file is not JSON or
+ * either is not a regular file (a symbolic link is never followed).
  */
 int report_post_payload(const char *dir, struct buf *out, struct pt_err *err);
 

@@ -231,10 +231,21 @@ int session_save_pre_debug(struct session *s, const char *kernel, bool *existed,
 /* True when dir holds a session file. */
 bool session_exists(const char *dir);
 
+/* --- the directory and its lock (session_lock.c) --- */
+
+/*
+ * Open dir as a directory (creating it first when create), refusing a
+ * symbolic link in its place. Returns an O_DIRECTORY fd (close() it), or
+ * -1 with err (PT_EXIT_SYSTEM).
+ */
+int session_dir_open(const char *dir, bool create, struct pt_err *err);
+
 /*
  * Create dir if needed and take an exclusive lock on dir/lock without
- * waiting. Returns the lock's fd (release with session_unlock()), or -1 with
- * err (PT_EXIT_SYSTEM, naming the pid that holds it).
+ * waiting. The lock file is never opened through a link: a planted link or
+ * hard link is refused. Returns the lock's fd (release with
+ * session_unlock()), or -1 with err (PT_EXIT_SYSTEM, naming the pid that
+ * holds it, or the link).
  */
 int session_lock(const char *dir, struct pt_err *err);
 void session_unlock(int fd);

@@ -25,6 +25,10 @@
  * Valid UTF-8 text is written as it is.
  */
 void term_put_untrusted(FILE *fp, const char *s, size_t len);
+/* term_put_untrusted() of a C string; NULL writes nothing. */
+void term_puts_untrusted(FILE *fp, const char *s);
+/* The same, but newlines pass: for multi-line text such as a rule's explanation. */
+void term_puts_untrusted_lines(FILE *fp, const char *s);
 /* Same, highlighting [hs, he) with `color` when color is non-NULL. */
 void term_put_highlight(FILE *fp, const char *s, size_t len, size_t hs, size_t he, const char *color);
 /* Append the escaped form of s[0..len) to a new string (for reports); free() it. */

@@ -15,11 +15,33 @@
 int util_read_file(const char *path, struct buf *out, size_t max, struct pt_err *err);
 
 /*
+ * util_read_file() for a file in the working directory, which a cloned
+ * repository may have planted: path must be a regular file itself, not a
+ * symbolic link (O_NOFOLLOW) nor a FIFO or device. Fails with PT_EXIT_DATA
+ * saying which.
+ */
+int util_read_regular(const char *path, struct buf *out, size_t max, struct pt_err *err);
+
+/*
  * Replace path with data atomically: write a temp file in the same directory,
  * fsync it, rename it over path, fsync the directory. A crash at any moment
  * leaves either the old or the new content. On error the old file is intact.
+ * The file keeps the permission bits of the one it replaces; a new one gets
+ * 0666 minus the umask. Only a regular file (or nothing) is replaced: when
+ * path is a symbolic link, a directory, a FIFO or a device, nothing is
+ * written and err (PT_EXIT_SYSTEM) says so.
  */
 int util_write_atomic(const char *path, const void *data, size_t len, struct pt_err *err);
+
+/*
+ * Write data to a path the user named (`report --output FILE`), the way a
+ * shell redirection or `curl -o` would: a new file, a regular file or a
+ * symbolic link to one is replaced with util_write_atomic() (through the
+ * link); anything else that opens for writing (/dev/null, a terminal, a
+ * FIFO, /proc/self/fd/1) is written through, never replaced. A directory
+ * or a dangling link is an error (PT_EXIT_SYSTEM).
+ */
+int util_write_output(const char *path, const void *data, size_t len, struct pt_err *err);
 
 /* mkdir -p with mode 0755; existing directories are fine. */
 int util_mkdirs(const char *path, struct pt_err *err);

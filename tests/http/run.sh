@@ -68,6 +68,14 @@ t() {
 has() {
 	if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: no '$3' in $(basename "$2")"; sed 's/^/    /' "$2" | head -n 10; fi
 }
+# hasline NAME FILE LINE: FILE has a line that is exactly LINE
+hasline() {
+	if grep -qxF -- "$3" "$2"; then ok "$1"; else not_ok "$1: no line '$3' in $(basename "$2")"; sed 's/^/    /' "$2" | head -n 10; fi
+}
+# lacks NAME FILE TEXT: FILE does not contain the fixed string TEXT
+lacks() {
+	if [ -s "$2" ] && ! grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: '$3' in $(basename "$2") (or it is empty)"; sed 's/^/    /' "$2" | head -n 10; fi
+}
 # the installed store: every file with its checksum (not the lock)
 state() {
 	(cd "$STORE" 2>/dev/null && for f in *.json *.yaml; do [ -f "$f" ] && sha256sum "$f"; done)
@@ -100,7 +108,7 @@ has "  ... says so" "$T/out" "no rule packs installed"
 
 # ---- success ----
 t "fetch installs a pack" 0 $PTRUN rules fetch --allow-http "$U/packs/team.yaml"
-has "  ... names it" "$T/out" "installed rule pack 'team': 1 rule from $U/packs/team.yaml"
+hasline "  ... names it, and the host only" "$T/out" "installed rule pack 'team': 1 rule from $U"
 has "  ... prints the sha256" "$T/out" "sha256 $(sha_of "$PACKS/team.yaml")"
 last_request >"$T/req"
 has "  ... with the user agent" "$T/req" "\"user_agent\": \"pallas-triage/$($PT --version | cut -d' ' -f2)\""
@@ -155,9 +163,9 @@ has "  ... is refused too" "$T/err" "larger than the 4194304-byte limit"
 t "wrong checksum" 3 $PTRUN rules fetch --allow-http --name x --sha256 "$(printf '%064d' 0)" "$U/packs/team.yaml"
 has "  ... is a mismatch" "$T/err" "checksum mismatch"
 t "invalid pack" 3 $PTRUN rules fetch --allow-http "$U/packs/invalid.yaml"
-has "  ... reports the unknown key" "$T/err" "$U/packs/invalid.yaml:8:5: error: unknown key 'severty'"
-has "  ... the bad weight" "$T/err" "$U/packs/invalid.yaml:7:13: error: 'weight'"
-has "  ... and the bad regex" "$T/err" "$U/packs/invalid.yaml:11:11: error: bad regex"
+has "  ... reports the unknown key" "$T/err" "invalid.yaml:8:5: error: unknown key 'severty'"
+has "  ... the bad weight" "$T/err" "invalid.yaml:7:13: error: 'weight'"
+has "  ... and the bad regex" "$T/err" "invalid.yaml:11:11: error: bad regex"
 t "a pack whose examples fail" 3 $PTRUN rules fetch --allow-http "$U/packs/failing.yaml"
 has "  ... names the example" "$T/err" "team.wrong-example: match example 1 did not fire"
 t "a shipped id without overrides" 3 $PTRUN rules fetch --allow-http "$U/packs/dup.yaml"
@@ -187,7 +195,7 @@ if [ -n "$TLS" ]; then
 	t "  ... removed again" 0 $PTRUN rules remove tls
 	n=$(requests)
 	t "redirect from https to http is refused" 4 $PTRUN rules fetch --name x "$TLS/to-http/team.yaml"
-	has "  ... says so" "$T/err" "refusing the redirect from https to '$U/packs/team.yaml'"
+	has "  ... says so" "$T/err" "refusing the redirect from https to '$U'"
 	t "  ... even with --allow-http" 4 $PTRUN rules fetch --allow-http --name x "$TLS/to-http/team.yaml"
 	has "  ... says so" "$T/err" "refusing the redirect from https"
 	check "  ... and the http URL is never asked" test "$(requests)" -eq $((n + 2))
@@ -220,7 +228,7 @@ has "  ... by its new rule" "$T/out" "team.grid-spec-v2"
 state >"$T/state.before"
 curl_get "$U/control/e1/fail"
 t "update when the origin fails" 4 $PTRUN rules update --allow-http etagged
-has "  ... keeps the last good version" "$T/err" "etagged: cannot fetch '$U/etag/e1': HTTP 500; keeping the installed version"
+has "  ... keeps the last good version" "$T/err" "etagged: cannot fetch '$U': HTTP 500; keeping the installed version"
 curl_get "$U/control/e1/invalid"
 t "update to an invalid pack" 3 $PTRUN rules update --allow-http etagged
 has "  ... keeps the last good version" "$T/err" "keeping the installed version"
@@ -316,6 +324,99 @@ cd "$T/s3" || exit 1
 printf '# r\n' >pallas-triage-report.md
 printf '{"broken": \n' >pallas-triage-report.json
 t "a damaged report JSON is not sent" 3 $PTRUN report --post "$U/hook/ok" --allow-http
+cd "$T" || exit 1
+
+# ---- text from a server or a pack reaches no terminal raw ----
+t "a pack with escapes in its headers and texts installs" 0 $PTRUN rules fetch --allow-http "$U/evil-headers/evil.yaml"
+t "  ... rules sources" 0 $PTRUN rules sources
+check "  ... shows no raw control byte from ETag or Last-Modified" no_raw_controls "$T/out"
+has "  ... but the ETag, escaped" "$T/out" 'etag:     "v1\x1b]52;c;cHduZWQ=\x07\x1b[2J'
+check "  ... its raw 0x9b kept as U+FFFD" grep -qF "$(printf '\\u001b[2J\357\277\27531m')" "$XDG_DATA_HOME/pallas-triage/packs/evil.json"
+has "  ... and Last-Modified" "$T/out" 'modified: Mon, 06 Jan 2025 \x1b]0;pwned\x07 10:00:00 GMT'
+t "  ... rules sources --json" 0 $PTRUN rules sources --json
+check "  ... is strict UTF-8 JSON (the raw 0x9b as U+FFFD)" strict_json "$T/out"
+t "  ... rules list" 0 $PTRUN rules list
+check "  ... shows the pack's message with no raw control byte" no_raw_controls "$T/out"
+has "  ... escaped, C1 included" "$T/out" 'evil \x1b]52;c;cHduZWQ=\x07 \x1b[2J \xc2\x9b31m message'
+t "  ... explain" 0 $PTRUN explain team.evil-message
+check "  ... shows no raw control byte either" no_raw_controls "$T/out"
+has "  ... the explanation escaped line by line" "$T/out" 'line one \x1b]0;pwned\x07'
+t "  ... removed" 0 $PTRUN rules remove evil
+t "a pack with escapes in a key is refused" 3 $PTRUN rules fetch --allow-http "$U/packs/evil-key.yaml"
+check "  ... the error shows no raw control byte" no_raw_controls "$T/err"
+has "  ... but the key, escaped" "$T/err" "unknown key 'sev\x1b]0;pwned\x07\x1b[2Jerty'"
+
+# ---- no URL in a message shows credentials, a path or a query ----
+SECRET="pw$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+CU="http://alice:$SECRET@${U#http://}"
+t "fetch from a URL with a password and a query token" 0 $PTRUN rules fetch --allow-http --name cred "$CU/packs/override.yaml?token=$SECRET"
+hasline "  ... names the host only" "$T/out" "installed rule pack 'cred': 1 rule from $U"
+t "  ... sources" 0 $PTRUN rules sources
+has "  ... lists the origin with its path" "$T/out" "origin:   $U/packs/override.yaml?..."
+lacks "  ... but without password or token" "$T/out" "$SECRET"
+t "  ... removed" 0 $PTRUN rules remove cred
+t "a URL that is not https" 2 $PTRUN rules fetch "ftp://alice:$SECRET@127.0.0.1/x/$SECRET.yaml?t=$SECRET"
+lacks "  ... the message hides password, path and query" "$T/err" "$SECRET"
+has "  ... and names the host" "$T/err" "'ftp://127.0.0.1' is not an https:// URL"
+t "a URL that does not parse" 2 $PTRUN rules fetch "https://alice:$SECRET@[::1/x/$SECRET.yaml?t=$SECRET"
+lacks "  ... hides them too" "$T/err" "$SECRET"
+t "a plain http URL without --allow-http" 2 $PTRUN rules fetch "$CU/packs/team.yaml?token=$SECRET"
+lacks "  ... hides them too" "$T/err" "$SECRET"
+t "a fetch that fails" 4 $PTRUN rules fetch --allow-http --name x "$CU/404/$SECRET?token=$SECRET"
+hasline "  ... says where, host only" "$T/err" "pallas-triage: error: cannot fetch '$U': HTTP 404"
+cd "$T/s1" || exit 1
+t "a post that fails" 4 $PTRUN report --post "$CU/hook/404/$SECRET?token=$SECRET" --allow-http
+lacks "  ... hides password, path and query" "$T/err" "$SECRET"
+t "a post to a URL that is not https" 2 $PTRUN report --post "ftp://alice:$SECRET@127.0.0.1/hook/$SECRET"
+lacks "  ... hides them too" "$T/err" "$SECRET"
+
+# ---- a stalled TLS handshake names the timeout that fired ----
+start=$(date +%s)
+t "a server that accepts but never speaks TLS" 4 env PALLAS_TRIAGE_HTTP_CONNECT_TIMEOUT=1 PALLAS_TRIAGE_HTTP_TIMEOUT=20 $PTRUN rules fetch --name x "https://127.0.0.1:$(cat "$T/srv/stall-port")/x.yaml"
+has "  ... names the connect timeout" "$T/err" "timed out after 1.0 s, the connect timeout: the TLS handshake did not finish"
+lacks "  ... not the total one" "$T/err" "20.0 s"
+check "  ... and stops at it" test $(($(date +%s) - start)) -le "$slack"
+
+# ---- report --post sends only regular report files ----
+CRED="aws-secret-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+printf 'aws_secret_access_key = %s\n' "$CRED" >"$T/credentials"
+mkdir -p "$T/s4" && cd "$T/s4" || exit 1
+ln -s "$T/credentials" pallas-triage-report.md
+cp "$T/s1/pallas-triage-report.json" .
+nreq=$(requests)
+t "no session, the report a planted symlink: nothing is sent" 3 $PTRUN report --post "$U/hook/ok" --allow-http
+has "  ... says why" "$T/err" "'./pallas-triage-report.md' is a symbolic link"
+check "  ... before any request" test "$(requests)" -eq "$nreq"
+rm pallas-triage-report.md
+cp "$T/s1/pallas-triage-report.md" .
+rm pallas-triage-report.json
+ln -s "$T/s1/pallas-triage-report.json" pallas-triage-report.json
+t "  ... the same for the JSON file" 3 $PTRUN report --post "$U/hook/ok" --allow-http
+check "  ... nothing sent" test "$(requests)" -eq "$nreq"
+cd "$T/s1" || exit 1
+mv pallas-triage-report.md keep.md
+ln -s "$T/credentials" pallas-triage-report.md
+t "with a session, a planted report symlink is not written through" 4 $PTRUN report --post "$U/hook/ok" --allow-http
+has "  ... says why" "$T/err" "refusing to replace 'pallas-triage-report.md': it is a symbolic link"
+check "  ... the file it points to is unchanged" grep -qF "$CRED" "$T/credentials"
+check "  ... nothing sent" test "$(requests)" -eq "$nreq"
+rm pallas-triage-report.md
+mv keep.md pallas-triage-report.md
+lacks "the credentials never reached the server" "$T/srv/requests.log" "$CRED"
+
+# ---- the webhook body is strict UTF-8, whatever the log held ----
+mkdir -p "$T/s5" && cd "$T/s5" || exit 1
+{ printf 'bad bytes \377\376 \300\257 \355\240\200\n'; sed 's/$/ \xc3\x28 \xff/' "$SRC/tests/triage/capacity-scoped.log"; } >bad.log
+$PT session start --interpret skip bad.log >/dev/null 2>&1
+t "post the report of a log with invalid UTF-8" 0 $PTRUN report --post "$U/hook/ok" --allow-http
+check "  ... the body the server got is strict UTF-8 JSON" strict_json "$T/srv/last-body.bin"
+check "  ... with U+FFFD for the bad bytes" python3 -c 'import sys; assert "\ufffd" in open(sys.argv[1], "rb").read().decode()' "$T/srv/last-body.bin"
+check "  ... the report JSON on disk too" strict_json pallas-triage-report.json
+
+# ---- files honour the umask ----
+(umask 077 && $PT rules fetch --allow-http --name modes "$U/packs/override.yaml" >/dev/null 2>&1)
+check "under umask 077 an installed pack's files are 0600" test "$(stat -c %a "$STORE"/modes.json "$STORE"/modes.*.yaml | sort -u)" = 600
+$PT rules remove modes >/dev/null 2>&1
 cd "$T" || exit 1
 
 # ---- the token never shows ----

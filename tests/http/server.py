@@ -30,9 +30,16 @@ Behaviour is chosen by the path:
   POST /hook/slow             answers after 5 s
   POST /hook/404              404
   POST /hook/redirect         307 to /hook/ok
+  GET  /evil-headers/FILE     FILE from PACKDIR, with terminal escapes (OSC 52, CSI 2J,
+                              a raw 0x9b) in its ETag and Last-Modified headers
+
+Every POST also leaves its body, byte for byte, in WORKDIR/last-body.bin.
+WORKDIR/stall-port names a TCP port that accepts connections and never
+sends a byte (a TLS handshake that stalls).
 """
 import json
 import os
+import socket
 import ssl
 import sys
 import threading
@@ -142,6 +149,12 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("If-None-Match") == etag:
                 return self.send(304, b"", hdrs)
             return self.pack("etag-v%s.yaml" % v, hdrs)
+        if head == "evil-headers" and len(parts) == 2:
+            # send_header encodes as latin-1: these go out as raw bytes
+            return self.pack(parts[1], {
+                "ETag": '"v1\x1b]52;c;cHduZWQ=\x07\x1b[2J\x9b31m"',
+                "Last-Modified": "Mon, 06 Jan 2025 \x1b]0;pwned\x07 10:00:00 GMT",
+            })
         if head == "control" and len(parts) == 3:
             with LOCK:
                 STATE[parts[1]] = parts[2]
@@ -152,6 +165,9 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else b""
         self.record(body)
+        with LOCK, open(os.path.join(WORK, "last-body.tmp"), "wb") as f:
+            f.write(body)
+        os.rename(os.path.join(WORK, "last-body.tmp"), os.path.join(WORK, "last-body.bin"))
         parts = self.path.strip("/").split("/")
         if parts[:2] == ["hook", "ok"]:
             return self.send(200, b'{"ok": true}\n', {"Content-Type": "application/json"})
@@ -188,6 +204,13 @@ def serve(server):
     server.serve_forever()
 
 
+def stall(sock):
+    held = []
+    while True:
+        conn, _ = sock.accept()
+        held.append(conn)   # kept open, never written to
+
+
 def main():
     http = Server(("127.0.0.1", 0), Handler)
     PORTS["http"] = http.server_address[1]
@@ -200,8 +223,15 @@ def main():
         tls.socket = ctx.wrap_socket(tls.socket, server_side=True)
         tls_port = tls.server_address[1]
         threads.append(threading.Thread(target=serve, args=(tls,), daemon=True))
+    stall_sock = socket.socket()
+    stall_sock.bind(("127.0.0.1", 0))
+    stall_sock.listen(16)
+    threads.append(threading.Thread(target=stall, args=(stall_sock,), daemon=True))
     for t in threads:
         t.start()
+    with open(os.path.join(WORK, "stall-port.tmp"), "w") as f:
+        f.write("%d\n" % stall_sock.getsockname()[1])
+    os.rename(os.path.join(WORK, "stall-port.tmp"), os.path.join(WORK, "stall-port"))
     if tls_port:
         with open(os.path.join(WORK, "tls-port.tmp"), "w") as f:
             f.write("%d\n" % tls_port)

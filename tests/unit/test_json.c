@@ -97,10 +97,50 @@ test_read(void)
 	CHECK_STREQ(err.msg, "bad.json: unexpected data after the JSON document at byte 3");
 }
 
+/* Bytes that are not well-formed UTF-8 come out as U+FFFD, one per byte. */
+static void
+test_utf8(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "a\xffz", "\"a\xef\xbf\xbdz\"" },                       /* never valid */
+		{ "\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\"" },            /* overlong '/' */
+		{ "\xe0\x80\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" }, /* overlong, 3 bytes */
+		{ "\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" }, /* surrogate U+D800 */
+		{ "\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "\x80x", "\"\xef\xbf\xbdx\"" },                         /* lone continuation */
+		{ "\xe2\x82", "\"\xef\xbf\xbd\xef\xbf\xbd\"" },              /* cut at the end */
+		{ "\xc2\x9b", "\"\xc2\x9b\"" },                                 /* C1 is valid UTF-8 */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct json *a = json_new_array();
+		struct buf b = BUF_INIT;
+
+		json_push_str(a, cases[i].in);
+		json_write_compact(a, &b);
+		CHECK(b.len == strlen(cases[i].out) + 2);
+		CHECK(b.len >= 2 && memcmp(b.data + 1, cases[i].out, b.len - 2) == 0);
+		buf_release(&b);
+		json_free(a);
+	}
+	{
+		struct json *o = json_new_object();
+		struct buf b = BUF_INIT;
+
+		json_add_int(o, "k\xff", 1);
+		json_write_compact(o, &b);
+		CHECK_STREQ(b.data, "{\"k\xef\xbf\xbd\": 1}");
+		buf_release(&b);
+		json_free(o);
+	}
+}
+
 int
 main(void)
 {
 	test_build();
+	test_utf8();
 	test_read();
 	return TEST_DONE();
 }

@@ -76,7 +76,15 @@ main(void)
 	check_display("https://hooks.example.com/services/T0/B0/SECRET", true,
 		      "https://hooks.example.com");
 	check_display("http://127.0.0.1:9/hook", true, "http://127.0.0.1:9");
-	check_display("not a url", false, "(invalid URL)");
+	check_display("not a url", false, "not a url");
+	/* messages: scheme://host[:port] only, whatever the text is */
+	check_display("https://alice:PW@example.com/packs/t.yaml?token=abc#f", true,
+		      "https://example.com");
+	check_display("https://[::1]:8443/x?y", true, "https://[::1]:8443");
+	check_display("alice:PW@example.com/hook?token=x", true, "example.com");
+	check_display("ftp://u:p@h@example.com:21/x", true, "ftp://example.com:21");
+	check_display("https://example.com?token=abc", false, "https://example.com");
+	check_display("https://example.com/p#secret", false, "https://example.com/p");
 
 	setenv("XDG_DATA_HOME", "/tmp/xdg-test", 1);
 	dir = packs_dir();

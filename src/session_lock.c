@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session directory and its lock; see pt/session.h. The working
+ * directory may be a cloned repository that planted links here: nothing
+ * is opened through one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt/session.h"
+#include "pt/util.h"
+#include "pt/xalloc.h"
+
+static int
+refuse_link(const char *path, struct pt_err *err)
+{
+	return pt_err_set(err, PT_EXIT_SYSTEM, "'%s' is a symbolic link; pallas-triage keeps its "
+			  "session only in a real directory: remove the link and run again", path);
+}
+
+/* A `.pallas-triage` planted as a link would send the session, its lock
+ * and its logs wherever it points. */
+int
+session_dir_open(const char *dir, bool create, struct pt_err *err)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		return refuse_link(dir, err);
+	if (create && util_mkdirs(dir, err) < 0)
+		return -1;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		if (errno == ELOOP)
+			return refuse_link(dir, err);
+		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot open '%s'", dir);
+	}
+	return fd;
+}
+
+/*
+ * The lock file is created O_EXCL|O_NOFOLLOW like git's index.lock, so
+ * nothing planted is ever truncated. Unlike index.lock it outlives its
+ * holder (the lock is the flock on it): a run killed by SIGKILL must not
+ * leave the session locked for good. So one left by an earlier run is
+ * reused, but only when it is a regular file with no other name (not a
+ * link to a file elsewhere).
+ */
+static int
+open_lock_file(int dfd, const char *path, struct pt_err *err)
+{
+	struct stat st;
+	int fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == EEXIST)
+		fd = openat(dfd, "lock", O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return pt_err_set(err, PT_EXIT_SYSTEM, "'%s' is a symbolic link; refusing to "
+					  "write through it: remove it and run again", path);
+		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot open '%s'", path);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(fd);
+		return pt_err_set(err, PT_EXIT_SYSTEM, "'%s' is not a regular file of its own (a "
+				  "hard link or a special file); remove it and run again", path);
+	}
+	return fd;
+}
+
+int
+session_lock(const char *dir, struct pt_err *err)
+{
+	char *path = xasprintf("%s/lock", dir), pid[32] = "";
+	int fd = -1, dfd;
+
+	if ((dfd = session_dir_open(dir, true, err)) < 0)
+		goto out;
+	fd = open_lock_file(dfd, path, err);
+	close(dfd);
+	if (fd < 0)
+		goto out;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK) {
+			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+
+			pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+			pt_err_set(err, PT_EXIT_SYSTEM, "the session in '%s' is in use by another "
+				   "pallas-triage%s%s%s", dir, *pid ? " (pid " : "", pid,
+				   *pid ? ")" : "");
+		} else {
+			pt_err_errno(err, PT_EXIT_SYSTEM, "cannot lock '%s'", path);
+		}
+		close(fd);
+		fd = -1;
+		goto out;
+	}
+	/* the pid is only for the message above; the lock is the flock */
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, strlen(pid), 0) < 0)
+		pid[0] = '\0';
+out:
+	free(path);
+	return fd;
+}
+
+void
+session_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

@@ -1,0 +1,221 @@
+#!/bin/sh
+# Nothing in the working directory or a log is trusted (issue 13; the
+# network side is in tests/http): a planted lock or session directory,
+# special files given to `report --output`, the umask, file names with
+# escape sequences, logs in UTF-16/UTF-32, and JSON output that must stay
+# strict UTF-8 whatever bytes a log holds. Also the test runner's own
+# failure report (tests/run.sh).
+. "$(dirname "$0")/../lib.sh"
+export PALLAS_TRIAGE_RULES=$SRC/rules PALLAS_TRIAGE_NOW=2025-01-01T00:00:00Z
+LOG=$SRC/docs/examples/vmem-oom.log
+cd "$T" || exit 1
+
+# run the binary in the current directory: rc, $T/out, $T/err
+pt() { $PTRUN "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
+# expect NAME RC [TEXT]: the exit status, and TEXT (fixed string) in stderr
+expect() {
+	if [ "$rc" -eq "$2" ] && { [ -z "${3:-}" ] || grep -qF -- "$3" "$T/err"; }; then
+		ok "$1 (exit $2)"
+	else
+		not_ok "$1: exit $rc, expected $2${3:+ and '$3' on stderr}"
+		sed 's/^/    /' "$T/err" | head -n 5
+	fi
+}
+mode() { stat -c %a "$1"; }
+fresh() { rm -rf "$T/w" && mkdir -p "$T/w" && cd "$T/w" || exit 1; }
+
+# --- the session directory and its lock -----------------------------------
+
+fresh
+mkdir .pallas-triage
+ln -s "$T/victim" .pallas-triage/lock
+pt session start --interpret no "$LOG"
+expect "a lock planted as a symlink is refused" 4 "'.pallas-triage/lock' is a symbolic link"
+check "... nothing is written where it points" test ! -e "$T/victim"
+check "... and no session is started" test ! -e .pallas-triage/session.json
+
+fresh
+printf 'keep me\n' >"$T/victim2"
+mkdir .pallas-triage
+ln "$T/victim2" .pallas-triage/lock
+pt session start --interpret no "$LOG"
+expect "a lock planted as a hard link is refused" 4 "not a regular file of its own"
+check "... the other name's content is intact" grep -qx 'keep me' "$T/victim2"
+
+fresh
+pt session start --interpret no "$LOG"
+rm .pallas-triage/lock
+ln -s "$T/victim" .pallas-triage/lock
+pt session reset
+expect "session reset with a planted lock" 4 "is a symbolic link"
+check "... keeps the session" test -s .pallas-triage/session.json
+pt attempt --result same
+expect "attempt with a planted lock" 4 "is a symbolic link"
+printf 'same\n' >"$T/answers"
+$PTRUN session resume --answers "$T/answers" >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "the walk with a planted lock" 4 "is a symbolic link"
+check "... nothing is written where it points" test ! -e "$T/victim"
+
+fresh
+mkdir -p "$T/elsewhere"
+printf 'not yours\n' >"$T/elsewhere/lock"
+ln -s "$T/elsewhere" .pallas-triage
+pt session start --interpret no "$LOG"
+expect "a .pallas-triage planted as a symlink is refused" 4 "'.pallas-triage' is a symbolic link"
+check "... nothing is written into its target" test "$(ls "$T/elsewhere")" = lock
+check "... whose lock file is untouched" grep -qx 'not yours' "$T/elsewhere/lock"
+pt session status
+expect "... session status refuses it too" 4 "is a symbolic link"
+
+fresh
+pt session start --interpret no "$LOG"
+mv .pallas-triage/session.json "$T/session.json"
+ln -s "$T/session.json" .pallas-triage/session.json
+pt session status
+expect "a session file planted as a symlink is not read" 3 "'.pallas-triage/session.json' is a symbolic link"
+
+# --- report --output: write through what is not a regular file --------------
+
+fresh
+pt session start --interpret no "$LOG"
+# A private null device when we may make one (root): a regression must not
+# replace the machine's /dev/null. A user who is not root cannot replace it.
+if mknod devnull c 1 3 2>/dev/null; then
+	dev=$PWD/devnull
+elif [ "$(id -u)" -ne 0 ]; then
+	dev=/dev/null
+else
+	dev=
+	echo "skip report --output to a device: root, but mknod fails here"
+fi
+if [ -n "$dev" ]; then
+	pt report --output "$dev"
+	expect "report --output a character device (a null device)" 0
+	check "... it is still a character device" test -c "$dev"
+fi
+mkfifo fifo
+# a reader that gives up: with the FIFO replaced by a file it would wait forever
+(timeout 30 cat fifo >fifo.out) &
+reader=$!
+pt report --output fifo
+expect "report --output FIFO" 0
+wait "$reader"
+check "... the FIFO is still a FIFO" test -p fifo
+check "... and the reader got the report" grep -q '^# Debugging report' fifo.out
+ln -s /proc/self/fd/1 stdout-link
+pt report --output stdout-link
+expect "report --output a symlink to /proc/self/fd/1" 0
+check "... the report went to stdout" grep -q '^# Debugging report' "$T/out"
+check "... the link is still a link" test -L stdout-link
+printf 'old\n' >target.md
+ln -s target.md link.md
+pt report --output link.md
+expect "report --output a symlink to a regular file" 0
+check "... replaces the file it names" grep -q '^# Debugging report' target.md
+check "... and keeps the link" test -L link.md
+mkdir adir
+pt report --output adir
+expect "report --output a directory" 4 "'adir': it is a directory"
+
+# --- modes follow the umask; a mode the user chose is kept ------------------
+
+fresh
+(umask 077 && $PTRUN session start --interpret no "$LOG" >/dev/null 2>&1 </dev/null &&
+	$PTRUN report --output r.md >/dev/null 2>&1 </dev/null)
+check "umask 077: session.json is 0600" test "$(mode .pallas-triage/session.json)" = 600
+check "umask 077: the lock is 0600" test "$(mode .pallas-triage/lock)" = 600
+check "umask 077: the session directory is 0700" test "$(mode .pallas-triage)" = 700
+check "umask 077: report --output is 0600" test "$(mode r.md)" = 600
+(umask 022 && $PTRUN report --output r2.md >/dev/null 2>&1 </dev/null)
+check "umask 022: report --output is 0644" test "$(mode r2.md)" = 644
+chmod 600 .pallas-triage/session.json r.md
+chmod 640 r2.md
+(umask 022 && $PTRUN attempt --result same >/dev/null 2>&1 </dev/null &&
+	$PTRUN report --output r.md >/dev/null 2>&1 </dev/null &&
+	$PTRUN report --output r2.md >/dev/null 2>&1 </dev/null)
+check "a session file made 0600 stays 0600 after a save" test "$(mode .pallas-triage/session.json)" = 600
+check "... and it was saved" grep -q '"result": "same"' .pallas-triage/session.json
+check "a report made 0600 stays 0600 when replaced" test "$(mode r.md)" = 600
+check "a report made 0640 stays 0640 when replaced" test "$(mode r2.md)" = 640
+
+# --- file names are escaped -------------------------------------------------
+
+fresh
+name=$(printf 'log\033]0;pwned\007\033[2J\233x.log')
+cp "$LOG" "$name"
+pt session start --interpret no --kernel "$name" "$name"
+expect "session start on a log named with escapes" 0
+check "... prints no raw control byte" no_raw_controls "$T/out"
+check "... shows the name escaped" grep -qF 'log\x1b]0;pwned\x07\x1b[2J\x9bx.log' "$T/out"
+pt session status
+check "session status prints no raw control byte" no_raw_controls "$T/out"
+check "... shows the name escaped" grep -qF 'from log\x1b]0;pwned\x07' "$T/out"
+printf 'quit\n' >"$T/answers"
+$PTRUN session resume --answers "$T/answers" >"$T/out" 2>&1 </dev/null
+check "session resume prints no raw control byte" no_raw_controls "$T/out"
+pt --no-input "nothing-$name"
+expect "an error naming a missing log" 3
+check "... prints no raw control byte" no_raw_controls "$T/err"
+pt report --format "$name"
+expect "a usage error quoting an operand with escapes" 2
+check "... prints no raw control byte" no_raw_controls "$T/err"
+
+# --- logs in UTF-16 and UTF-32 ----------------------------------------------
+
+fresh
+for enc in utf-16 utf-16-le utf-16-be utf-32 utf-32-le utf-32-be utf-8-sig; do
+	python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], "rb").read().decode().encode(sys.argv[2]))' \
+		"$LOG" "$enc" >"$enc.log"
+	pt --no-input "$enc.log"
+	expect "a log in $enc" 0
+	check "... is classified" grep -q '^capacity/scoped-vmem' "$T/out"
+	$PTRUN --json - <"$enc.log" >"$T/out" 2>"$T/err"
+	check "... also through a pipe" grep -q '"class": "capacity"' "$T/out"
+done
+pt scan --jsonl .
+check "scan classifies all 7 of them too" test "$(grep -c '"class": "capacity"' "$T/out")" -eq 7
+pt session start --interpret no utf-16.log
+expect "session start on a UTF-16 log" 0
+check "... sees the failure" grep -q '^failure: capacity/scoped-vmem' "$T/out"
+
+# --- JSON is strict UTF-8, whatever the log holds ---------------------------
+
+fresh
+{ printf 'junk \377\376 \300\257 \355\240\200 \200\n'; sed 's/$/ \xc3\x28 \xff/' "$LOG"; } >bad.log
+cp bad.log "$(printf 'bad-\377\376.log')"
+$PTRUN --json bad.log >triage.json 2>/dev/null
+check "--json after a log with invalid UTF-8 is strict UTF-8 JSON" strict_json triage.json
+check "... the bad bytes are U+FFFD" grep -q "$(printf '\357\277\275')" triage.json
+$PTRUN scan --jsonl . >scan.jsonl 2>/dev/null
+check "scan --jsonl (a file name with bad bytes too)" strict_json --lines scan.jsonl
+$PTRUN session start --interpret no --json bad.log >start.json 2>/dev/null </dev/null
+check "session start --json" strict_json start.json
+check "session.json" strict_json .pallas-triage/session.json
+$PTRUN attempt --result different --log bad.log --change 'bl\377ock' >/dev/null 2>&1 </dev/null
+$PTRUN session status --json >status.json 2>/dev/null
+check "session status --json" strict_json status.json
+$PTRUN session log --json >log.json 2>/dev/null
+check "session log --json" strict_json log.json
+$PTRUN report --format json >report.json 2>/dev/null
+check "report --format json" strict_json report.json
+$PTRUN run --json -- cat bad.log >run.json 2>/dev/null </dev/null
+check "run --json on a command printing invalid UTF-8" strict_json run.json
+
+# --- tests/run.sh shows every FAIL line of a failing suite, then the tail ---
+
+fresh
+mkdir -p tree/tests/noisy
+cp "$SRC/tests/run.sh" tree/tests/run.sh
+cat >tree/tests/noisy/run.sh <<'EOF'
+echo "FAIL an early case"
+i=0; while [ $i -lt 100 ]; do echo "ok case $i"; i=$((i + 1)); done
+echo "99 passed, 1 failed"
+exit 1
+EOF
+BUILD=nobuild sh tree/tests/run.sh noisy >"$T/out" 2>&1
+check "run.sh: a failing suite's early FAIL line is shown" grep -q '^    FAIL an early case' "$T/out"
+check "run.sh: and its tail" grep -q '^    ok case 99' "$T/out"
+check "run.sh: the total counts the failure" grep -qx '99 passed, 1 failed' "$T/out"
+
+finish
