@@ -39,6 +39,11 @@ diagnosis_runner_up_reason(const struct verdict *v)
 		return xasprintf("%s scored %.2f but no kernel class won", class_name(v->runner_up),
 				 r->score);
 	w = &v->scores[v->cls];
+	for (size_t i = 0; v->observed && i < v->nfired; i++)
+		if (v->fired[i]->tier == TIER_OBSERVED && v->fired[i]->cls == v->cls)
+			return xasprintf("%s (score %.2f) lost: what the runs showed (%s) outranks any "
+					 "count of matching patterns", class_name(v->runner_up), r->score,
+					 v->fired[i]->id);
 	if (w->top_weight > r->top_weight)
 		return xasprintf("%s (score %.2f) lost: its strongest evidence, %s, has weight %d; "
 				 "%s has %s with weight %d", class_name(v->runner_up), r->score,

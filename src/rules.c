@@ -395,7 +395,11 @@ parse_tier(const struct ynode *rn, enum rule_tier *out, const char *file, struct
 		*out = TIER_FALLBACK;
 		return 0;
 	}
-	diag_error(d, file, n->line, n->col, "tier must be specific or fallback, not '%s'", s);
+	if (strcmp(s, "observed") == 0) {
+		*out = TIER_OBSERVED;
+		return 0;
+	}
+	diag_error(d, file, n->line, n->col, "tier must be specific, fallback or observed, not '%s'", s);
 	return -1;
 }
 

@@ -229,7 +229,7 @@ get_rule(struct rd *r)
 		ru->nall += p->role == PAT_ALL;
 		ru->nnone += p->role == PAT_NONE;
 	}
-	if (!ru->id || !ru->message || !ru->file || ru->cls >= CLASS_COUNT || ru->tier > TIER_FALLBACK)
+	if (!ru->id || !ru->message || !ru->file || ru->cls >= CLASS_COUNT || ru->tier > TIER_OBSERVED)
 		r->bad = true;
 	return ru;
 }

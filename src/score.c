@@ -127,7 +127,7 @@ select_fired(const struct engine_result *e, struct verdict *v)
 
 		if (!score_rule_fired(e, r))
 			continue;
-		if (r->tier == TIER_SPECIFIC && r->cls != CLASS_UNKNOWN)
+		if (r->tier != TIER_FALLBACK && r->cls != CLASS_UNKNOWN)
 			specific_kernel = true;
 		v->fired[v->nfired++] = r;
 	}
@@ -135,7 +135,7 @@ select_fired(const struct engine_result *e, struct verdict *v)
 		size_t n = 0;
 
 		for (size_t i = 0; i < v->nfired; i++)
-			if (v->fired[i]->tier == TIER_SPECIFIC)
+			if (v->fired[i]->tier != TIER_FALLBACK)
 				v->fired[n++] = v->fired[i];
 		v->nfired = n;
 	}
@@ -201,31 +201,54 @@ set_confidence(const struct engine_result *e, struct verdict *v, double s1, doub
 		v->confidence = capped(v->confidence, pol->fallback_max);
 }
 
+/* Classes an observed rule named: when there are any, only they may win. */
+static void
+observed_classes(const struct verdict *v, bool may_win[CLASS_COUNT])
+{
+	bool any = false;
+
+	for (int k = 0; k < CLASS_COUNT; k++)
+		may_win[k] = false;
+	for (size_t i = 0; i < v->nfired; i++)
+		if (v->fired[i]->tier == TIER_OBSERVED) {
+			may_win[v->fired[i]->cls] = true;
+			any = true;
+		}
+	for (int k = 0; k < CLASS_COUNT && !any; k++)
+		may_win[k] = true;
+}
+
 void
 score_verdict(const struct engine_result *e, struct verdict *v)
 {
 	enum pt_class best = CLASS_COUNT, second = CLASS_COUNT;
+	bool may_win[CLASS_COUNT];
 
 	select_fired(e, v);
 	score_classes(e, v);
-	for (int k = 0; k < CLASS_COUNT; k++) {
-		if (v->scores[k].nrules == 0)
-			continue;
-		if (best == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[best])) {
-			second = best;
+	observed_classes(v, may_win);
+	for (int k = 0; k < CLASS_COUNT; k++)
+		if (v->scores[k].nrules && may_win[k] &&
+		    (best == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[best])))
 			best = (enum pt_class)k;
-		} else if (second == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[second]))
+	for (int k = 0; k < CLASS_COUNT; k++)
+		if (v->scores[k].nrules && k != (int)best &&
+		    (second == CLASS_COUNT || class_beats(&v->scores[k], &v->scores[second])))
 			second = (enum pt_class)k;
-	}
 	v->cls = best == CLASS_COUNT ? CLASS_UNKNOWN : best;
 	v->runner_up = second;
 	v->top_rule = best == CLASS_COUNT ? NULL : v->scores[best].top_rule;
 	v->fallback = v->top_rule && v->top_rule->tier == TIER_FALLBACK;
+	v->observed = best != CLASS_COUNT && may_win[best] && !may_win[second < CLASS_COUNT ? second : best];
+	/* a class that run saw happen is not made less sure by patterns it outranked */
 	set_confidence(e, v, best == CLASS_COUNT ? 0.0 : v->scores[best].score,
-		       second == CLASS_COUNT ? 0.0 : v->scores[second].score);
-	for (size_t i = 0; v->top_rule && i < v->nfired; i++)
-		if (v->fired[i]->cls == v->cls && v->fired[i]->subkind) {
-			v->subkind = v->fired[i]->subkind;
-			break;
-		}
+		       second == CLASS_COUNT || v->observed ? 0.0 : v->scores[second].score);
+	/* the subkind of what was observed, else of the strongest rule of the class */
+	for (int pass = 0; pass < 2 && v->top_rule && !v->subkind; pass++)
+		for (size_t i = 0; i < v->nfired; i++)
+			if (v->fired[i]->cls == v->cls && v->fired[i]->subkind &&
+			    (pass == 1 || v->fired[i]->tier == TIER_OBSERVED)) {
+				v->subkind = v->fired[i]->subkind;
+				break;
+			}
 }

@@ -81,6 +81,7 @@ struct verdict {
 	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
 	unsigned threads;           /* that read the log: 2 when a scout ran */
 	bool fallback;              /* decided by the fallback tier: no specific rule named it */
+	bool observed;              /* decided by what run observed, over a runner-up with more patterns */
 	struct verdict_context *contexts;  /* one per ruleset context, in its order */
 	size_t ncontexts;
 };

@@ -42,9 +42,12 @@ enum pat_role { PAT_ANY, PAT_ALL, PAT_NONE };
 /*
  * A rule of the specific tier names one failure; a fallback rule decides
  * from the stage and the words of the innermost error, and is heard only
- * when no specific rule of a kernel class fired (docs/accuracy.md).
+ * when no specific rule of a kernel class fired; an observed rule reads
+ * what `run` saw happen (a result that changes between runs, a hang, a
+ * precision sweep), and its class outranks any count of patterns
+ * (docs/accuracy.md).
  */
-enum rule_tier { TIER_SPECIFIC, TIER_FALLBACK };
+enum rule_tier { TIER_SPECIFIC, TIER_FALLBACK, TIER_OBSERVED };
 
 struct pattern {
 	char *src;                 /* the PCRE2 source as written */
