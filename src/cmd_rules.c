@@ -95,18 +95,58 @@ parse_plain(const struct cmd_entry *e, int argc, char **argv, struct pt_ctx *ctx
 	return cmd_check_args(e, argc, optind);
 }
 
+/* A directory that does not describe all six classes holds extra rules (a team's). */
+static bool
+is_extra_rules(const struct ruleset *rs)
+{
+	for (int c = 0; c < CLASS_COUNT; c++)
+		if (!rs->have_class[c])
+			return true;
+	return false;
+}
+
 /*
- * Load DIR, or the located rules and the installed packs (what triage
- * uses), with all diagnostics kept.
+ * The rules in use (the located rules and the installed packs), then the
+ * extra rules of dir on top, like a pack: a rule that replaces one of
+ * them must say `overrides: true`. *base_out gets the located directory.
  */
 static struct ruleset *
-load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **dir_out, int *rc)
+load_on_top(const char *dir, struct pt_ctx *ctx, struct diag *d, char **base_out, int *rc)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct ruleset *rs = ruleset_new();
+
+	if (!(*base_out = rules_locate(ctx->rules_dir, &err)) ||
+	    (ruleset_load_dir(rs, *base_out, NULL, d, &err) < 0 && !d->nerrors)) {
+		*rc = pt_report(&err);
+		ruleset_free(rs);
+		return NULL;
+	}
+	if (!d->nerrors)
+		packs_load(rs, d);
+	if (!d->nerrors && ruleset_load_dir(rs, dir, dir, d, &err) < 0 && !d->nerrors) {
+		*rc = pt_report(&err);
+		ruleset_free(rs);
+		return NULL;
+	}
+	return rs;
+}
+
+/*
+ * Load DIR, or the located rules and the installed packs (what triage
+ * uses), with all diagnostics kept. A DIR of extra rules is loaded on top
+ * of the rules in use; *base_out (NULL otherwise) names them.
+ */
+static struct ruleset *
+load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **dir_out,
+	       char **base_out, int *rc)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct ruleset *rs = ruleset_new();
 	char *dir = dir_arg ? xstrdup(dir_arg) : rules_locate(ctx->rules_dir, &err);
 
 	*dir_out = dir;
+	*base_out = NULL;
 	*rc = 0;
 	if (!dir) {
 		*rc = pt_report(&err);
@@ -118,8 +158,13 @@ load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **d
 		ruleset_free(rs);
 		return NULL;
 	}
-	if (!dir_arg && !d->nerrors)
+	if (dir_arg && !d->nerrors && is_extra_rules(rs)) {
+		ruleset_free(rs);
+		if (!(rs = load_on_top(dir, ctx, d, base_out, rc)))
+			return NULL;
+	} else if (!dir_arg && !d->nerrors) {
 		packs_load(rs, d);
+	}
 	if (!d->nerrors)
 		ruleset_finish(rs, d);
 	return rs;
@@ -140,13 +185,14 @@ rules_validate_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct diag d = DIAG_INIT;
 	struct ruleset *rs;
-	char *dir = NULL;
+	char *dir = NULL, *base = NULL;
 	int rc;
 
 	if ((rc = parse_plain(&rules_validate_entry, argc, argv, ctx)) != 0)
 		return rc;
-	if (!(rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &d, &dir, &rc))) {
+	if (!(rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &d, &dir, &base, &rc))) {
 		free(dir);
+		free(base);
 		return rc;
 	}
 	if (!d.nerrors)
@@ -156,13 +202,15 @@ rules_validate_run(int argc, char **argv, struct pt_ctx *ctx)
 		printf("%s: %zu error%s, %zu warning%s\n", dir, d.nerrors, d.nerrors == 1 ? "" : "s",
 		       d.nwarnings, d.nwarnings == 1 ? "" : "s");
 	else
-		printf("%s: %zu rules, %zu rungs, %zu facts in %zu files: valid%s\n", dir,
+		printf("%s: %zu rules, %zu rungs, %zu facts in %zu files: valid%s%s%s\n", dir,
 		       rs->nrules, count_rungs(rs), rs->nfacts, rs->nfiles,
-		       d.nwarnings ? " (with warnings)" : "");
+		       d.nwarnings ? " (with warnings)" : "", base ? "; extra rules on top of " : "",
+		       base ? base : "");
 	rc = d.nerrors ? PT_EXIT_FINDING : PT_EXIT_OK;
 	diag_release(&d);
 	ruleset_free(rs);
 	free(dir);
+	free(base);
 	return rc;
 }
 
@@ -172,13 +220,14 @@ rules_test_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct diag d = DIAG_INIT;
 	struct check_result res = { 0, 0 };
 	struct ruleset *rs;
-	char *dir = NULL;
+	char *dir = NULL, *base = NULL;
 	int rc;
 
 	if ((rc = parse_plain(&rules_test_entry, argc, argv, ctx)) != 0)
 		return rc;
-	if (!(rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &d, &dir, &rc))) {
+	if (!(rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &d, &dir, &base, &rc))) {
 		free(dir);
+		free(base);
 		return rc;
 	}
 	if (d.nerrors) {
@@ -187,13 +236,16 @@ rules_test_run(int argc, char **argv, struct pt_ctx *ctx)
 			"rules validate'\n", dir);
 		rc = PT_EXIT_DATA;
 	} else {
-		rules_check_examples(rs, stdout, &res);
+		if (base)
+			printf("extra rules in %s, tested on top of %s\n", dir, base);
+		rules_check_examples(rs, base ? dir : NULL, stdout, &res);
 		printf("%zu passed, %zu failed\n", res.passed, res.failed);
 		rc = res.failed ? PT_EXIT_FINDING : PT_EXIT_OK;
 	}
 	diag_release(&d);
 	ruleset_free(rs);
 	free(dir);
+	free(base);
 	return rc;
 }
 

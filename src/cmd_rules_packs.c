@@ -34,14 +34,16 @@ static int rules_remove_run(int argc, char **argv, struct pt_ctx *ctx);
 
 const struct cmd_entry cmd_rules_fetch_entry = {
 	.name = "fetch",
-	.usage = "rules fetch [--sha256 HEX] [--name NAME] [--allow-http] URL",
-	.summary = "download a rule pack, validate it and install it",
+	.usage = "rules fetch [--sha256 HEX] [--name NAME] [--allow-http] URL | FILE",
+	.summary = "download (or read) a rule pack, validate it and install it",
 	.help =
 	"options:\n"
 	"  --sha256 HEX       install only if the download has this SHA-256\n"
 	"  --name NAME        the pack's name (default: from the URL's file name)\n"
 	NET_HELP
 	"\n"
+	"FILE (a path, or file://PATH) installs a pack from this machine, such as a\n"
+	"team's rules in a checkout; 'rules update' reads it again.\n"
 	"The pack (one YAML rules file) is validated with the base rules and the other\n"
 	"packs, and its examples are run, before anything is written. A pack rule with\n"
 	"the id of another rule must say 'overrides: true'. Fetching a name again\n"
@@ -102,6 +104,58 @@ lowercase(char *s)
 			*s = (char)(*s - 'A' + 'a');
 }
 
+/*
+ * A pack may also come from a file on this machine (a team's rules in a
+ * checkout): a path, or file://PATH. It is stored as file:// and the
+ * absolute path, so that `rules update` reads it again.
+ */
+static bool
+is_local_source(const char *url)
+{
+	return strncmp(url, "file://", 7) == 0 || !strstr(url, "://");
+}
+
+/* The path of a local source: a new string (absolute), or NULL with err set. */
+static char *
+local_source_path(const char *url, struct pt_err *err)
+{
+	const char *path = strncmp(url, "file://", 7) == 0 ? url + 7 : url;
+	char *abs = realpath(path, NULL);
+
+	if (!abs)
+		pt_err_errno(err, PT_EXIT_DATA, "cannot read the rule pack '%s'", path);
+	return abs;
+}
+
+/* What messages show of a source: a local path whole, a URL without secrets. */
+static char *
+source_display(const char *url)
+{
+	return strncmp(url, "file://", 7) == 0 ? xstrdup(url + 7) : http_url_display(url, true);
+}
+
+/*
+ * Get the pack text from url into res (status 200; 304 when the server says
+ * it is unchanged). A local file is read as it is, with no conditional.
+ */
+static int
+fetch_source(const char *url, const char *etag, const char *last_modified,
+	     struct http_response *res, const struct http_opts *ho, struct pt_err *err)
+{
+	char *path;
+	int rc;
+
+	if (!is_local_source(url))
+		return http_check_url(url, ho->allow_http, err) < 0 ? -1 :
+		       http_get(url, etag, last_modified, res, ho, err);
+	if (!(path = local_source_path(url, err)))
+		return -1;
+	rc = util_read_file(path, &res->body, PACK_MAX_BYTES, err);
+	res->status = rc < 0 ? 0 : 200;
+	free(path);
+	return rc;
+}
+
 /* Print a failed pack_add: the schema problems, then the summary. */
 static int
 report_add_failure(const struct diag *d, const struct pt_err *err, const char *name, bool keep)
@@ -128,7 +182,7 @@ install_download(const char *url, const char *name, const char *pin, const char 
 	struct diag d = DIAG_INIT;
 	struct pack meta;
 	char hex[SHA256_HEX_LEN + 1], now[64];
-	char *shown = http_url_display(url, true), *label = xasprintf("%s.yaml", name);
+	char *shown = source_display(url), *label = xasprintf("%s.yaml", name);
 	long long nrules = 0;
 	int rc;
 
@@ -178,6 +232,7 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct http_opts ho;
 	char *pin = NULL, *name = NULL, *base = NULL;
 	const char *url;
+	char *local = NULL;
 	bool allow_http = false, curl_up = false;
 	int c, rc;
 
@@ -197,7 +252,16 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 	if ((rc = cmd_check_args(e, argc, optind)) != 0)
 		goto out;
 	url = argv[optind];
-	if (http_check_url(url, allow_http, &err) < 0) {
+	if (is_local_source(url)) {
+		char *path = local_source_path(url, &err);
+
+		if (!path) {
+			rc = pt_report(&err);
+			goto out;
+		}
+		url = local = xasprintf("file://%s", path);
+		free(path);
+	} else if (http_check_url(url, allow_http, &err) < 0) {
 		rc = cmd_usage_error(e, "%s", err.msg);
 		goto out;
 	}
@@ -228,10 +292,11 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 		rc = pt_report(&err);
 		goto out;
 	}
-	rc = http_get(url, NULL, NULL, &res, &ho, &err) < 0 ? pt_report(&err) :
+	rc = fetch_source(url, NULL, NULL, &res, &ho, &err) < 0 ? pt_report(&err) :
 	     install_download(url, name, pin, base, &res);
 out:
 	http_response_release(&res);
+	free(local);
 	free(pin);
 	free(name);
 	free(base);
@@ -345,14 +410,13 @@ update_one(const struct pack *p, const char *base, const struct http_opts *ho)
 	struct diag d = DIAG_INIT;
 	struct pack meta;
 	char hex[SHA256_HEX_LEN + 1], now[64];
-	char *shown = http_url_display(p->url, true), *label = xasprintf("%s.yaml", p->name);
+	char *shown = source_display(p->url), *label = xasprintf("%s.yaml", p->name);
 	long long nrules = 0;
 	int rc = PT_EXIT_OK;
 
 	memset(&meta, 0, sizeof(meta));
 	util_now(now, sizeof(now));
-	if (http_check_url(p->url, ho->allow_http, &err) < 0 ||
-	    http_get(p->url, p->etag, p->last_modified, &res, ho, &err) < 0) {
+	if (fetch_source(p->url, p->etag, p->last_modified, &res, ho, &err) < 0) {
 		rc = report_add_failure(&d, &err, p->name, true);
 		goto out;
 	}

@@ -111,23 +111,39 @@ check_context(const struct ruleset *rs, const struct context_def *cx, const stru
 	classifier_free(c);
 }
 
+/* Is file `only`, or inside the directory `only`? (NULL: everything is.) */
+static bool
+defined_in(const char *file, const char *only)
+{
+	size_t n = only ? strlen(only) : 0;
+
+	return !only || strcmp(file, only) == 0 ||
+	       (strncmp(file, only, n) == 0 && (file[n] == '/' || only[n - 1] == '/'));
+}
+
 void
-rules_check_examples(const struct ruleset *rs, FILE *out, struct check_result *res)
+rules_check_examples(const struct ruleset *rs, const char *only, FILE *out,
+		     struct check_result *res)
 {
 	res->passed = res->failed = 0;
 	for (size_t i = 0; i < rs->nrules; i++) {
 		const struct rule *r = rs->rules[i];
 
+		if (!defined_in(r->file, only))
+			continue;
 		for (size_t k = 0; k < r->nmatch_ex; k++)
 			check_example(rs, r, &r->match_ex[k], k + 1, true, out, res);
 		for (size_t k = 0; k < r->nnomatch_ex; k++)
 			check_example(rs, r, &r->nomatch_ex[k], k + 1, false, out, res);
 	}
 	for (size_t i = 0; i < rs->nfacts; i++)
-		check_fact(rs, &rs->facts[i], out, res);
+		if (defined_in(rs->facts[i].file, only))
+			check_fact(rs, &rs->facts[i], out, res);
 	for (size_t i = 0; i < rs->ncontexts; i++) {
 		const struct context_def *cx = &rs->contexts[i];
 
+		if (!defined_in(cx->file, only))
+			continue;
 		for (size_t k = 0; k < cx->nmatch_ex; k++)
 			check_context(rs, cx, &cx->match_ex[k], k + 1, true, out, res);
 		for (size_t k = 0; k < cx->nnomatch_ex; k++)

@@ -15,8 +15,13 @@ struct check_result {
 	size_t passed, failed;
 };
 
-/* Run every example; each failure is a line on out. */
-void rules_check_examples(const struct ruleset *rs, FILE *out, struct check_result *res);
+/*
+ * Run every example; each failure is a line on out. only (may be NULL) is a
+ * file or a directory: then only the rules, contexts and facts defined
+ * there are checked, against the whole ruleset (its contexts included).
+ */
+void rules_check_examples(const struct ruleset *rs, const char *only, FILE *out,
+			  struct check_result *res);
 /* Warn (into d) about patterns that have no literal for the prefilter. */
 void rules_check_literals(const struct ruleset *rs, struct diag *d);
 

@@ -85,6 +85,59 @@ sed '/^flags:/,$d' "$SRC/rules/classes.yaml" >"$T/docapi/classes.yaml"
 $PT rules validate "$T/docapi" >"$T/da.out" 2>&1
 check "docs/rules.md API table example validates" test $? -eq 0 || cat "$T/da.out"
 
+# a folder of team rules (no classes of its own) is tested on top of the shipped
+# rules: its rules may name the shipped contexts, and only its examples run
+mkdir -p "$T/team"
+cat >"$T/team/team.yaml" <<'YAML'
+rules:
+  - id: team.rope-cache-miss
+    class: numerics
+    subkind: logic
+    stage: numeric
+    weight: 70
+    requires: [kernel-code]
+    match:
+      any: ['rope cache miss at position (?P<pos>\d+)']
+    message: 'the rotary cache was read past its end at ${pos}'
+    examples:
+      match:
+        - log: |
+            File "/w/kernels/rope.py", line 3, in rope_kernel
+            rope cache miss at position 4097
+          captures: { pos: '4097' }
+      no_match:
+        - 'rope cache miss at position 4097'
+YAML
+$PT rules test "$T/team" >"$T/team.out" 2>&1
+check "rules test DIR of extra rules passes on top of the shipped rules" test $? -eq 0
+check "... says so" grep -q "^extra rules in .*team, tested on top of " "$T/team.out"
+check "... and runs only the folder's examples" grep -qx "3 passed, 0 failed" "$T/team.out"
+$PT rules validate "$T/team" >"$T/teamv.out" 2>&1
+check "rules validate DIR of extra rules is valid on top" grep -q "valid; extra rules on top of " "$T/teamv.out"
+sed -i 's/weight: 70/weight: 70\n    excludes: [no-such-context]/' "$T/team/team.yaml"
+$PT rules validate "$T/team" >"$T/teamb.out" 2>&1
+check "... and a bad context in it is still an error" grep -q "names unknown context 'no-such-context'" "$T/teamb.out"
+
+# rules fetch FILE installs a pack from this machine; update reads it again
+(
+	export XDG_DATA_HOME="$T/xdg" XDG_CACHE_HOME="$T/xdgc"
+	sed -i '/excludes: \[no-such-context\]/d' "$T/team/team.yaml"
+	cd "$T/team" && $PT rules fetch ./team.yaml >"$T/fetch.out" 2>&1
+	echo "rc=$?" >>"$T/fetch.out"
+	$PT rules sources >>"$T/fetch.out" 2>&1
+	sed -i 's/weight: 70/weight: 71/' "$T/team/team.yaml"
+	$PT rules update >>"$T/fetch.out" 2>&1
+	printf 'File "/w/kernels/rope.py", line 3, in rope_kernel\nrope cache miss at position 12\n' |
+		$PT --no-input >>"$T/fetch.out" 2>&1
+)
+check "rules fetch ./FILE installs a local pack" grep -q "^installed rule pack 'team': 1 rule from .*/team/team.yaml" "$T/fetch.out"
+check "... exit 0" grep -qx "rc=0" "$T/fetch.out"
+check "... its origin is file://" grep -q "origin:   file://.*/team/team.yaml" "$T/fetch.out"
+check "... rules update reads the file again" grep -q "^team: updated: 1 rule" "$T/fetch.out"
+check "... and triage uses it" grep -q "the rotary cache was read past its end at 12" "$T/fetch.out"
+$PT rules fetch "$T/no-such.yaml" >"$T/fetchm.out" 2>&1
+check "rules fetch of a missing file exits 3" test $? -eq 3
+
 # a failing example is reported with its place and fails the run
 mkdir -p "$T/bad"
 cp "$SRC/tests/fixtures/rules/classes.yaml" "$T/bad/"
