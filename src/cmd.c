@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pt/cmd.h"
+#include "pt/suggest.h"
 #include "pt/packs.h"
 #include "pt/rules.h"
 #include "pt/rules_cache.h"
@@ -31,6 +32,17 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_vmem_entry,
 	NULL,
 };
+
+const char *
+cmd_suggest(const struct cmd_entry *const *table, const char *word)
+{
+	struct suggest s;
+
+	suggest_init(&s, word);
+	for (const struct cmd_entry *const *e = table; *e; e++)
+		suggest_offer(&s, (*e)->name);
+	return suggest_best(&s);
+}
 
 const struct cmd_entry *
 cmd_lookup(const struct cmd_entry *const *table, const char *name)
@@ -220,10 +232,18 @@ cmd_dispatch(const struct cmd_entry *const *table, int argc, char **argv, struct
 	int rc;
 
 	if (!e) {
-		fprintf(stderr, "pallas-triage: error: unknown command '%s%s%s'\n"
-			"try 'pallas-triage help%s%s'\n",
-			prefix ? prefix : "", prefix ? " " : "", argv[0],
-			prefix ? " " : "", prefix ? prefix : "");
+		const char *near = cmd_suggest(table, argv[0]);
+
+		fprintf(stderr, "pallas-triage: error: unknown command '%s%s", prefix ? prefix : "",
+			prefix ? " " : "");
+		term_puts_untrusted(stderr, argv[0]);
+		fputs("'\n", stderr);
+		if (near)
+			fprintf(stderr, "did you mean 'pallas-triage %s%s%s'?\n", prefix ? prefix : "",
+				prefix ? " " : "", near);
+		else
+			fprintf(stderr, "try 'pallas-triage help%s%s'\n", prefix ? " " : "",
+				prefix ? prefix : "");
 		return PT_EXIT_USAGE;
 	}
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {

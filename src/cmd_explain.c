@@ -9,12 +9,14 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pt/buf.h"
 #include "pt/cmd.h"
 #include "pt/jaxapi.h"
 #include "pt/ladder.h"
 #include "pt/rules.h"
+#include "pt/suggest.h"
 #include "pt/term.h"
 #include "pt/vars.h"
 #include "pt/xalloc.h"
@@ -23,7 +25,7 @@ static int cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx);
 
 const struct cmd_entry cmd_explain_entry = {
 	.name = "explain",
-	.usage = "explain [--jax VERSION] RULE-ID | CLASS | CODE | API-NAME",
+	.usage = "explain [--jax VERSION] RULE-ID | RUNG-ID | CLASS | CODE | API-NAME",
 	.summary = "explain a rule, a class and its fix ladder, an error code such as E1001, or a JAX API name",
 	.help =
 	"options:\n"
@@ -197,6 +199,80 @@ static const struct option explain_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* An error code as the tool prints it (E1001), as a number (1001) or by its catalogue name. */
+static const struct code_def *
+find_code(const struct ruleset *rs, const char *what)
+{
+	const struct code_def *cd = ruleset_find_code(rs, what);
+
+	if (!cd && what[0] && strspn(what, "0123456789") == strlen(what)) {
+		char *e = xasprintf("E%s", what);
+
+		cd = ruleset_find_code(rs, e);
+		free(e);
+	}
+	for (size_t i = 0; !cd && i < rs->ncodes; i++)
+		if (rs->codes[i].name && strcasecmp(rs->codes[i].name, what) == 0)
+			cd = &rs->codes[i];
+	return cd;
+}
+
+/* A rung id, as the ladder prints it: the rung alone. Returns false when none has that id. */
+static bool
+explain_rung_by_id(const struct ruleset *rs, const char *id, const char *jax)
+{
+	for (int c = 0; c < CLASS_COUNT; c++) {
+		const struct ladder *l = &rs->ladders[c];
+
+		for (size_t i = 0; i < l->nrungs; i++) {
+			struct api_render ar;
+
+			if (strcmp(l->rungs[i].id, id) != 0)
+				continue;
+			printf("%s: rung %zu of %zu of the %s ladder ('pallas-triage explain %s' shows "
+			       "them all)\n", id, i + 1, l->nrungs, class_name((enum pt_class)c),
+			       class_name((enum pt_class)c));
+			api_render_init(&ar, rs->api, jax);
+			explain_rung(&ar, &l->rungs[i], i + 1);
+			api_render_release(&ar);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Nothing is called that: say what it may be a typo of. */
+static int
+explain_unknown(const struct ruleset *rs, const char *what)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct suggest s;
+	const char *near;
+
+	suggest_init(&s, what);
+	for (int c = 0; c < CLASS_COUNT; c++) {
+		suggest_offer(&s, class_name((enum pt_class)c));
+		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
+			suggest_offer(&s, rs->ladders[c].rungs[i].id);
+	}
+	for (size_t i = 0; i < rs->nrules; i++)
+		suggest_offer(&s, rs->rules[i]->id);
+	for (size_t i = 0; i < rs->ncodes; i++) {
+		suggest_offer(&s, rs->codes[i].code);
+		if (rs->codes[i].name)
+			suggest_offer(&s, rs->codes[i].name);
+	}
+	for (size_t i = 0; rs->api && i < rs->api->nnames; i++)
+		suggest_offer(&s, rs->api->names[i]->name);
+	/* a name that is not there is no misuse of the command: no usage block */
+	if ((near = suggest_best(&s)))
+		pt_err_set(&err, PT_EXIT_USAGE, "nothing is called '%s'; did you mean '%s'?", what, near);
+	else
+		pt_err_set(&err, PT_EXIT_USAGE, "no rule, rung, class, error code or JAX API name is "
+			   "called '%s' (see 'pallas-triage rules list')", what);
+	return pt_report(&err);
+}
+
 static int
 cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx)
 {
@@ -225,13 +301,11 @@ cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx)
 		explain_class(rs, c, jax);
 	else if ((r = ruleset_find_rule(rs, what)))
 		explain_rule(r);
-	else if ((cd = ruleset_find_code(rs, what)))
+	else if ((cd = find_code(rs, what)))
 		explain_code(rs, cd);
 	else if ((an = jaxapi_find(rs->api, what)))
 		explain_api(rs, an, jax);
-	else
-		return cmd_usage_error(&cmd_explain_entry,
-				       "no rule, class, error code or JAX API name is called '%s' (see "
-				       "'pallas-triage rules list')", what);
+	else if (!explain_rung_by_id(rs, what, jax))
+		return explain_unknown(rs, what);
 	return PT_EXIT_OK;
 }

@@ -7,9 +7,11 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pt/cmd.h"
 #include "pt/rules.h"
+#include "pt/term.h"
 #include "pt/xalloc.h"
 
 static int
@@ -62,6 +64,25 @@ parse_globals(int argc, char **argv, struct pt_ctx *ctx, int *next)
 	return 0;
 }
 
+/*
+ * `pallas-triage sesion`: a word that is no file but is one typo away from
+ * a command is not a log to open. Says so (as git does) and returns true.
+ */
+static bool
+is_mistyped_command(const char *word)
+{
+	const char *near;
+
+	if (word[0] == '-' || strchr(word, '/') || access(word, F_OK) == 0 ||
+	    !(near = cmd_suggest(cmd_table, word)))
+		return false;
+	fputs("pallas-triage: error: '", stderr);
+	term_puts_untrusted(stderr, word);
+	fprintf(stderr, "' is neither a command nor a log file\ndid you mean 'pallas-triage %s'?\n",
+		near);
+	return true;
+}
+
 static int
 run_named(const char *name, struct pt_ctx *ctx)
 {
@@ -83,8 +104,10 @@ main(int argc, char **argv)
 		return rc;
 	if (next < argc && cmd_lookup(cmd_table, argv[next]))
 		return finish(cmd_dispatch(cmd_table, argc - next, argv + next, &ctx, NULL), &ctx);
-	if (next < argc && strcmp(argv[next], "--version") == 0)
+	if (next < argc && (strcmp(argv[next], "--version") == 0 || strcmp(argv[next], "-V") == 0))
 		return finish(run_named("version", &ctx), &ctx);
+	if (next < argc && is_mistyped_command(argv[next]))
+		return finish(PT_EXIT_USAGE, &ctx);
 	if (next < argc && (strcmp(argv[next], "-h") == 0 || strcmp(argv[next], "--help") == 0))
 		return finish(run_named("help", &ctx), &ctx);
 	triage_argv = xcalloc((size_t)argc + 2, sizeof(*triage_argv));

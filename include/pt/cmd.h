@@ -46,6 +46,8 @@ extern const struct cmd_entry *const cmd_table[];
 
 /* Find an entry by exact name in a NULL-terminated table. */
 const struct cmd_entry *cmd_lookup(const struct cmd_entry *const *table, const char *name);
+/* The command of table that word is probably a typo of (borrowed), or NULL. */
+const char *cmd_suggest(const struct cmd_entry *const *table, const char *word);
 /* Run argv[0] of table (argv[0] is the command name). */
 int cmd_dispatch(const struct cmd_entry *const *table, int argc, char **argv, struct pt_ctx *ctx,
 		 const char *prefix);

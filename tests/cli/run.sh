@@ -67,6 +67,24 @@ check "--rules beats the environment" sh -c "PALLAS_TRIAGE_RULES=$SRC/rules $PT 
 check "a bad PALLAS_TRIAGE_RULES exits 3" test "$(PALLAS_TRIAGE_RULES=$T/none status $PT rules list)" = 3
 rm -rf "$XDG_DATA_HOME/pallas-triage"
 
+# typos: a word one edit away from a command is not a log to open; explain
+# takes what the tool prints (rung ids, E1001, 1001, error names)
+(cd "$T" && $PT sesion >"$T/typo.out" 2>&1; echo "rc=$?" >>"$T/typo.out")
+check "a mistyped command suggests the command" grep -qx "did you mean 'pallas-triage session'?" "$T/typo.out"
+check "... and exits 2" grep -qx "rc=2" "$T/typo.out"
+check "... and is not opened as a log" sh -c "! grep -q 'cannot open' '$T/typo.out'"
+printf 'x\n' >"$T/sesion"
+check "a file with that name is still a log" test "$(cd "$T" && status $PT --no-input sesion)" = 1
+check "a mistyped subcommand suggests the subcommand" sh -c "$PT rules tset 2>&1 | grep -qx \"did you mean 'pallas-triage rules test'?\""
+check "-V prints the version" sh -c "$PT -V | grep -q '^pallas-triage [0-9]'"
+check "explain a rung id" sh -c "$PT explain capacity.raise-scoped-limit | head -1 | grep -q 'rung 1 of [0-9]* of the capacity ladder'"
+check "explain 1001 is E1001" sh -c "$PT explain 1001 | head -1 | grep -q '^E1001 '"
+check "explain an error name" sh -c "$PT explain CompileTimeScopedVmemOom | head -1 | grep -q '^E1001 '"
+$PT explain capacty >"$T/ex.out" 2>&1
+check "explain suggests a close name" grep -q "did you mean 'capacity'?" "$T/ex.out"
+check "... without the usage block" sh -c "! grep -q '^usage:' '$T/ex.out'"
+check "... and exits 2" test "$(status $PT explain capacty)" = 2
+
 # stdout write errors are reported
 check "write error to a full device exits 4" sh -c "$PT --no-input $L/sync-race.log >/dev/full 2>/dev/null; test \$? = 4"
 # the rules cache: a hit, a stale key, a corrupt or truncated file all give the same answer
