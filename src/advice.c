@@ -137,10 +137,28 @@ derive_scoped_hit(struct advice *a, unsigned long long limit)
 		set(a, "scoped_limit_hit", "yes");
 }
 
+/*
+ * With no chip known, a reported limit that is some chip's whole VMEM and
+ * no chip's scoped default (128M: v5e, v6e) is most likely physical: a
+ * larger vmem_limit_bytes cannot help there, so none is proposed.
+ */
+static bool
+limit_looks_physical(const struct advice *a, unsigned long long limit)
+{
+	bool physical = false;
+
+	return !a->chip && !chiptab_is_scoped_default(a->tab, limit, &physical) && physical;
+}
+
 static void
 derive_limit(struct advice *a, unsigned long long used, bool have_limit, unsigned long long limit)
 {
 	unsigned long long cap = a->chip ? a->chip->vmem_bytes : 0, proposal;
+
+	if (have_limit && used > limit && limit_looks_physical(a, limit)) {
+		set(a, "vmem_limit_looks_physical", "yes");
+		return;
+	}
 
 	if (a->chip && used > cap) {
 		if (used > vmem_ceiling(a)) {

@@ -24,6 +24,9 @@ rung_applies(const struct rung *r, const char *subkind, const struct vars *vs)
 	for (char *const *q = r->requires; q && *q; q++)
 		if (!vars_get(vs, *q))
 			return false;
+	for (char *const *q = r->unless; q && *q; q++)
+		if (vars_get(vs, *q))
+			return false;
 	return true;
 }
 

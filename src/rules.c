@@ -128,6 +128,7 @@ rung_release(struct rung *r)
 	free(r->fallback);
 	free(r->expect);
 	strv_free(r->requires);
+	strv_free(r->unless);
 	strv_free(r->subkinds);
 	strv_free(r->flags);
 	free(r->file);
@@ -646,8 +647,8 @@ static int
 parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag *d)
 {
 	static const char *const keys[] = {
-		"id", "family", "action", "change", "fallback", "expect", "requires", "subkinds",
-		"flags", NULL,
+		"id", "family", "action", "change", "fallback", "expect", "requires", "unless",
+		"subkinds", "flags", NULL,
 	};
 	const char *id = NULL, *family = NULL, *action = NULL, *change = NULL, *fallback = NULL,
 		   *expect = NULL;
@@ -665,6 +666,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	bad |= ynode_want_str(n, "fallback", false, &fallback, file, "a rung", d) < 0;
 	bad |= ynode_want_str(n, "expect", true, &expect, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "requires", false, &r->requires, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_strv(n, "unless", false, &r->unless, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "subkinds", false, &r->subkinds, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "flags", false, &r->flags, NULL, file, "a rung", d) < 0;
 	if (!bad && change && has_value_placeholder(change) && !fallback) {

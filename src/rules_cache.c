@@ -18,8 +18,9 @@
 #include "pt/xalloc.h"
 
 /* Bumped whenever the layout changes (0002: the JAX API table, rung and flag
- * places; 0003: contexts, tiers, the confidence policy, next steps). */
-#define CACHE_MAGIC "PTRC0003"
+ * places; 0003: contexts, tiers, the confidence policy, next steps; 0004:
+ * rung `unless`). */
+#define CACHE_MAGIC "PTRC0004"
 #define CACHE_MAX (64u << 20)
 #define NONE 0xffffffffu
 
@@ -244,6 +245,7 @@ put_rung(struct buf *b, const struct rung *g)
 	put_str(b, g->fallback);
 	put_str(b, g->expect);
 	put_strv(b, g->requires);
+	put_strv(b, g->unless);
 	put_strv(b, g->subkinds);
 	put_strv(b, g->flags);
 	put_str(b, g->file);
@@ -262,6 +264,7 @@ get_rung(struct rd *r, struct rung *g, size_t index)
 	g->fallback = get_str(r);
 	g->expect = get_str(r);
 	g->requires = get_strv(r);
+	g->unless = get_strv(r);
 	g->subkinds = get_strv(r);
 	g->flags = get_strv(r);
 	g->file = get_str(r);

@@ -141,6 +141,7 @@ struct flag_def {
 struct rung {
 	char *id, *family, *action, *change, *fallback, *expect;
 	char **requires, **subkinds, **flags;  /* NULL-terminated, may be NULL */
+	char **unless;              /* values that hide the rung when known, may be NULL */
 	size_t index;               /* position in its ladder */
 	char *file;                 /* where it was defined, for the API lint */
 	int line, col;
