@@ -796,14 +796,56 @@ chiptab_is_scoped_default(const struct chiptab *t, unsigned long long bytes, boo
 	return found;
 }
 
+/* Does chip c have a name or alias that starts with s (case aside)? */
+static bool
+chip_named_like(const struct chip *c, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (strncasecmp(c->name, s, n) == 0)
+		return true;
+	for (char **a = c->aliases; a && *a; a++)
+		if (strncasecmp(*a, s, n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A name a user typed that is no chip's own name but the start of several
+ * chips' names ("v5": v5e or v5p?) is refused with the candidates, even
+ * where a log's device kind makes it one of them ("TPU v5" is v5p).
+ */
+static bool
+ambiguous_user_name(const struct chiptab *t, const char *s, struct pt_err *err)
+{
+	char cands[256] = "";
+	size_t len = 0, n = 0;
+
+	for (size_t i = 0; t && i < t->nchips; i++)
+		if (strcasecmp(t->chips[i]->name, s) == 0)
+			return false;
+	for (size_t i = 0; t && i < t->nchips && len < sizeof(cands); i++)
+		if (chip_named_like(t->chips[i], s)) {
+			len += (size_t)snprintf(cands + len, sizeof(cands) - len, "%s%s", n ? ", " : "",
+						t->chips[i]->name);
+			n++;
+		}
+	if (n < 2)
+		return false;
+	pt_err_set(err, PT_EXIT_USAGE, "chip '%s' is ambiguous: it may be %s; name one", s, cands);
+	return true;
+}
+
 const struct chip *
 chiptab_want_chip(const struct chiptab *t, const char *s, struct pt_err *err)
 {
-	const struct chip *c = chiptab_find_chip(t, s);
+	const struct chip *c;
 	char known[256] = "";
 	size_t len = 0;
 
-	if (c)
+	if (ambiguous_user_name(t, s, err))
+		return NULL;
+	if ((c = chiptab_find_chip(t, s)))
 		return c;
 	for (size_t i = 0; t && i < t->nchips && len < sizeof(known); i++)
 		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
