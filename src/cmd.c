@@ -262,9 +262,10 @@ cmd_dispatch(const struct cmd_entry *const *table, int argc, char **argv, struct
 			return rc;
 	}
 	{
-		/* getopt's messages start with argv[0]: make it say who complains */
-		char *saved = argv[0], *label = xasprintf("pallas-triage %s%s%s", prefix ? prefix : "",
-							   prefix ? " " : "", e->name);
+		/* getopt's messages start with argv[0]: make them read like every
+		 * other error ("pallas-triage: error: unrecognized option ..."); the
+		 * usage line that follows names the command */
+		char *saved = argv[0], *label = xstrdup("pallas-triage: error");
 
 		argv[0] = label;
 		optind = 0;
