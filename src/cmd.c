@@ -191,13 +191,16 @@ cmd_load_rules(struct pt_ctx *ctx)
 bool
 cmd_use_color(const struct pt_ctx *ctx, FILE *fp)
 {
-	const char *nc = getenv("NO_COLOR");
+	const char *nc = getenv("NO_COLOR"), *term;
 
 	if (ctx->color == COLOR_NEVER)
 		return false;
 	if (ctx->color == COLOR_ALWAYS)
 		return true;
 	if (nc && *nc)
+		return false;
+	/* a terminal that says it understands no escape sequences gets none */
+	if ((term = getenv("TERM")) && strcmp(term, "dumb") == 0)
 		return false;
 	return isatty(fileno(fp));
 }
