@@ -308,7 +308,7 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 	util_now(now, sizeof(now));
 	if (a->sweep) {
 		if (sv->ruled_cls != CLASS_COUNT &&
-		    run_rule_out(s, sv->ruled_cls, sv->ruled_subkind, sv->ruled_reason)) {
+		    session_rule_out(s, sv->ruled_cls, sv->ruled_subkind, sv->ruled_reason, NULL)) {
 			free(s->updated);
 			s->updated = xstrdup(now);
 		}

@@ -29,6 +29,14 @@ class_name(enum pt_class c)
 	return c < CLASS_COUNT ? class_names[c] : "none";
 }
 
+char *
+class_label(enum pt_class c, const char *subkind)
+{
+	if (c >= CLASS_COUNT)
+		return xstrdup("fixed");
+	return subkind ? xasprintf("%s/%s", class_names[c], subkind) : xstrdup(class_names[c]);
+}
+
 enum pt_class
 class_from_name(const char *name)
 {
@@ -184,12 +192,6 @@ ruleset_free(struct ruleset *rs)
 		free(rs->files[i]);
 	free(rs->files);
 	free(rs);
-}
-
-char *
-dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
 }
 
 struct pattern *

@@ -18,12 +18,6 @@ const char *const run_number_names[RUN_NNUMBERS] = {
 
 const char *const run_precision_levels[RUN_NLEVELS] = { "default", "high", "highest" };
 
-static char *
-dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void
 run_record_fill(struct run_record *r, const struct runner_result *res, const struct verdict *v,
 		const char *precision)
@@ -403,19 +397,4 @@ run_attempt_result(const struct session *s, bool passed, const struct verdict *v
 	if (prev && v->fingerprint && strcmp(prev, v->fingerprint) == 0)
 		return RESULT_SAME;
 	return RESULT_NEW;
-}
-
-bool
-run_rule_out(struct session *s, enum pt_class cls, const char *subkind, const char *reason)
-{
-	for (size_t i = 0; i < s->nruled; i++)
-		if (s->ruled[i].cls == cls &&
-		    (!s->ruled[i].subkind || same_str(s->ruled[i].subkind, subkind)))
-			return false;
-	s->ruled = xrealloc(s->ruled, (s->nruled + 1) * sizeof(*s->ruled));
-	s->ruled[s->nruled].cls = cls;
-	s->ruled[s->nruled].subkind = dup_or_null(subkind);
-	s->ruled[s->nruled].reason = xstrdup(reason);
-	s->nruled++;
-	return true;
 }

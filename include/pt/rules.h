@@ -31,6 +31,12 @@ enum pt_class {
 };
 
 const char *class_name(enum pt_class c);
+/*
+ * The label of a diagnosis everywhere it is shown: "class", or
+ * "class/subkind" when subkind is not NULL. CLASS_COUNT, which a session
+ * uses for "no failure any more", is "fixed". Returns a new string (free()).
+ */
+char *class_label(enum pt_class c, const char *subkind);
 /* Returns CLASS_COUNT for an unknown name. */
 enum pt_class class_from_name(const char *name);
 

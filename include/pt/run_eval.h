@@ -119,10 +119,4 @@ void run_sweep_line(const struct sweep_verdict *sv, struct buf *out);
 enum attempt_result run_attempt_result(const struct session *s, bool passed,
 				       const struct verdict *v);
 
-/*
- * Add (cls, subkind) to the session's ruled-out list with reason, unless it
- * is already there. Returns true when it was added.
- */
-bool run_rule_out(struct session *s, enum pt_class cls, const char *subkind, const char *reason);
-
 #endif

@@ -45,7 +45,6 @@ const char *interp_answer_name(enum interp_answer a);
 int interp_answer_parse(const char *s, enum interp_answer *out);
 /* "in-progress", "resolved", "blocked". */
 const char *session_status_name(enum session_status st);
-int session_status_parse(const char *s, enum session_status *out);
 
 struct ev_line {
 	size_t line;                /* 1-based line in the log */
@@ -191,6 +190,8 @@ int session_interpret(struct session *s, enum interp_answer a, struct session_ne
  * count; *out is a new array of borrowed rung pointers (free() the array).
  */
 size_t session_plan(const struct session *s, const struct ruleset *rs, const struct rung ***out);
+/* The first rung of session_plan() (borrowed from rs), or NULL when none is left. */
+const struct rung *session_next_rung(const struct session *s, const struct ruleset *rs);
 
 /* What the user reports for one rung. */
 struct attempt_in {
@@ -210,6 +211,13 @@ struct attempt_in {
 int session_record(struct session *s, const struct ruleset *rs, const struct attempt_in *in,
 		   const struct verdict *nv, const char *now, struct session_news *nw,
 		   struct pt_err *err);
+
+/*
+ * Rule out class c (subkind NULL: the whole class) for reason, unless it is
+ * ruled out already; news says so. Returns true when an entry was added.
+ */
+bool session_rule_out(struct session *s, enum pt_class c, const char *subkind, const char *reason,
+		      struct session_news *nw);
 
 /* Did an attempt move the failure to another class? */
 bool session_class_changed(const struct session *s);

@@ -218,7 +218,8 @@ test_new_class_asks_again(const struct ruleset *rs)
 	CHECK_INTEQ(s->nruled, 0);
 	CHECK_INTEQ(s->interp, INTERP_UNASKED);
 	/* a ruling from evidence (a precision sweep) that a new log contradicts */
-	CHECK(run_rule_out(s, CLASS_NUMERICS, "precision", "the sweep says so"));
+	CHECK(session_rule_out(s, CLASS_NUMERICS, "precision", "the sweep says so", NULL));
+	CHECK(!session_rule_out(s, CLASS_NUMERICS, "precision", "again", NULL));
 	fake_verdict(&prec, CLASS_NUMERICS, "precision", "numerics-4");
 	CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_NEW, &prec, &nw) == 0);
 	CHECK_INTEQ(s->nruled, 0);
