@@ -104,7 +104,7 @@ load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **d
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct ruleset *rs = ruleset_new();
-	char *dir = dir_arg ? xstrdup(dir_arg) : rules_locate(ctx->rules_dir, &err);
+	char *dir = dir_arg ? xstrdup(dir_arg) : rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err);
 
 	*dir_out = dir;
 	*rc = 0;

@@ -122,13 +122,14 @@ report_add_failure(const struct diag *d, const struct pt_err *err, const char *n
 /* Check the download of url against pin, validate and install it as pack name. */
 static int
 install_download(const char *url, const char *name, const char *pin, const char *base,
-		 const struct http_response *res)
+		 const struct http_response *res, const struct settings *env)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct diag d = DIAG_INIT;
 	struct pack meta;
-	char hex[SHA256_HEX_LEN + 1], now[64];
+	char hex[SHA256_HEX_LEN + 1];
 	char *shown = http_url_display(url, true), *label = xasprintf("%s.yaml", name);
+	struct util_time now;
 	long long nrules = 0;
 	int rc;
 
@@ -145,9 +146,9 @@ install_download(const char *url, const char *name, const char *pin, const char 
 	meta.pin = (char *)pin;
 	meta.etag = res->etag;
 	meta.last_modified = res->last_modified;
-	meta.fetched = meta.checked = (char *)util_now(now, sizeof(now));
+	meta.fetched = meta.checked = (char *)util_now(&now, env->now);
 	if (pack_add(base, &meta, res->body.data, res->body.len, label, &d, stderr, &nrules,
-		     &err) < 0) {
+		     env->test_crash, &err) < 0) {
 		rc = report_add_failure(&d, &err, name, false);
 		goto out;
 	}
@@ -217,19 +218,19 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 				     "one with --name");
 		goto out;
 	}
-	if (http_opts_init(&ho, &err) < 0 || http_global_init(&err) < 0) {
+	if (http_opts_init(&ho, &ctx->env.http, &err) < 0 || http_global_init(&err) < 0) {
 		rc = pt_report(&err);
 		goto out;
 	}
 	curl_up = true;
 	ho.allow_http = allow_http;
 	ho.max_body = PACK_MAX_BYTES;
-	if (!(base = rules_locate(ctx->rules_dir, &err))) {
+	if (!(base = rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err))) {
 		rc = pt_report(&err);
 		goto out;
 	}
 	rc = http_get(url, NULL, NULL, &res, &ho, &err) < 0 ? pt_report(&err) :
-	     install_download(url, name, pin, base, &res);
+	     install_download(url, name, pin, base, &res, &ctx->env);
 out:
 	http_response_release(&res);
 	free(pin);
@@ -338,19 +339,21 @@ rules_sources_run(int argc, char **argv, struct pt_ctx *ctx)
 
 /* Refetch one pack; prints its outcome and returns its PT_EXIT_* status. */
 static int
-update_one(const struct pack *p, const char *base, const struct http_opts *ho)
+update_one(const struct pack *p, const char *base, const struct http_opts *ho,
+	   const struct settings *env)
 {
 	struct http_response res = HTTP_RESPONSE_INIT;
 	struct pt_err err = PT_ERR_INIT;
 	struct diag d = DIAG_INIT;
 	struct pack meta;
-	char hex[SHA256_HEX_LEN + 1], now[64];
+	char hex[SHA256_HEX_LEN + 1];
 	char *shown = http_url_display(p->url, true), *label = xasprintf("%s.yaml", p->name);
+	struct util_time t;
+	const char *now = util_now(&t, env->now);
 	long long nrules = 0;
 	int rc = PT_EXIT_OK;
 
 	memset(&meta, 0, sizeof(meta));
-	util_now(now, sizeof(now));
 	if (http_check_url(p->url, ho->allow_http, &err) < 0 ||
 	    http_get(p->url, p->etag, p->last_modified, &res, ho, &err) < 0) {
 		rc = report_add_failure(&d, &err, p->name, true);
@@ -382,9 +385,9 @@ update_one(const struct pack *p, const char *base, const struct http_opts *ho)
 	meta.pin = p->pin;
 	meta.etag = res.etag;
 	meta.last_modified = res.last_modified;
-	meta.fetched = meta.checked = now;
+	meta.fetched = meta.checked = (char *)now;
 	if (pack_add(base, &meta, res.body.data, res.body.len, label, &d, stderr, &nrules,
-		     &err) < 0) {
+		     env->test_crash, &err) < 0) {
 		rc = report_add_failure(&d, &err, p->name, true);
 		goto out;
 	}
@@ -435,7 +438,7 @@ rules_update_run(int argc, char **argv, struct pt_ctx *ctx)
 					       "sources')", argv[i]);
 		pack_release(&p);
 	}
-	if (http_opts_init(&ho, &err) < 0 || packs_list(&packs, &n, &err) < 0)
+	if (http_opts_init(&ho, &ctx->env.http, &err) < 0 || packs_list(&packs, &n, &err) < 0)
 		return pt_report(&err);
 	ho.allow_http = allow_http;
 	ho.max_body = PACK_MAX_BYTES;
@@ -443,7 +446,7 @@ rules_update_run(int argc, char **argv, struct pt_ctx *ctx)
 		printf("no rule packs installed; add one with 'pallas-triage rules fetch URL'\n");
 		goto out;
 	}
-	if (!(base = rules_locate(ctx->rules_dir, &err))) {
+	if (!(base = rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err))) {
 		rc = pt_report(&err);
 		goto out;
 	}
@@ -457,7 +460,7 @@ rules_update_run(int argc, char **argv, struct pt_ctx *ctx)
 		for (int k = optind; k < argc && !wanted; k++)
 			wanted = strcmp(argv[k], packs[i].name) == 0;
 		if (wanted)
-			rc = worst(rc, update_one(&packs[i], base, &ho));
+			rc = worst(rc, update_one(&packs[i], base, &ho, &ctx->env));
 	}
 	http_global_cleanup();
 out:

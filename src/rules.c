@@ -1035,9 +1035,8 @@ rules_user_dir(void)
 }
 
 char *
-rules_locate(const char *opt, struct pt_err *err)
+rules_locate(const char *opt, const char *env, struct pt_err *err)
 {
-	const char *env = getenv("PALLAS_TRIAGE_RULES");
 	char *user;
 
 	if (opt) {

@@ -398,3 +398,47 @@ run_attempt_result(const struct session *s, bool passed, const struct verdict *v
 		return RESULT_SAME;
 	return RESULT_NEW;
 }
+
+char *
+run_attempt_note(const struct run_record *r, size_t n, const struct repeat_cmp *cmp,
+		 double timeout)
+{
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, "pallas-triage run");
+	if (n > 1)
+		buf_addf(&b, " --repeat %zu: %s", n, cmp->kind == REPEAT_DIFFERENT ?
+			 "nondeterministic" : cmp->kind == REPEAT_SAME ? "deterministic" : "passed");
+	buf_adds(&b, n > 1 ? ", last run: " : ": ");
+	run_ending_text(&r[n - 1].res, &b);
+	if (r[n - 1].res.end == RUNNER_TIMED_OUT)
+		buf_addf(&b, " after %g s (a hang)", timeout);
+	return buf_detach(&b, NULL);
+}
+
+bool
+run_all_passed(const struct run_record *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (run_outcome_of(&r[i]) != OUTCOME_PASS)
+			return false;
+	return n > 0;
+}
+
+void
+run_judge(const struct run_record *r, size_t n, bool sweep, struct repeat_cmp *cmp,
+	  struct sweep_verdict *sv, struct buf *conclusion, struct buf *lines)
+{
+	memset(cmp, 0, sizeof(*cmp));
+	memset(sv, 0, sizeof(*sv));
+	sv->ruled_cls = CLASS_COUNT;
+	if (sweep) {
+		run_sweep_judge(r, sv);
+		buf_adds(conclusion, sv->text);
+		run_sweep_line(sv, lines);
+	} else if (n > 1) {
+		run_compare(r, n, cmp);
+		run_compare_text(cmp, r, conclusion);
+		run_compare_line(cmp, lines);
+	}
+}

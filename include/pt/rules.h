@@ -225,12 +225,12 @@ const struct flag_def *ruleset_find_flag(const struct ruleset *rs, const char *i
 int ruleset_find_context(const struct ruleset *rs, const char *id);
 
 /*
- * Find the rules directory: opt (from --rules), $PALLAS_TRIAGE_RULES,
- * $XDG_DATA_HOME/pallas-triage/rules (or ~/.local/share/...), the installed
- * data directory, the source tree's rules/. Returns a new string (free()), or
- * NULL with err set when none exists.
+ * Find the rules directory: opt (from --rules), env (from
+ * $PALLAS_TRIAGE_RULES; may be NULL), $XDG_DATA_HOME/pallas-triage/rules
+ * (or ~/.local/share/...), the installed data directory, the source tree's
+ * rules/. Returns a new string (free()), or NULL with err set when none exists.
  */
-char *rules_locate(const char *opt, struct pt_err *err);
+char *rules_locate(const char *opt, const char *env, struct pt_err *err);
 /* The user's rules directory (for packs); a new string. */
 char *rules_user_dir(void);
 
