@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pt/cmd.h"
+#include "pt/cmd_report.h"
 #include "pt/http.h"
 #include "pt/report.h"
 #include "pt/report_post.h"
