@@ -1024,6 +1024,33 @@ ruleset_find_flag(const struct ruleset *rs, const char *id)
 	return NULL;
 }
 
+size_t
+ruleset_env_fields(const struct ruleset *rs, const char ***out)
+{
+	const char **names = xcalloc(rs->nfacts + 1, sizeof(*names));
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->nfacts; i++) {
+		size_t k = 0;
+
+		while (k < n && strcmp(names[k], rs->facts[i].sets) != 0)
+			k++;
+		if (k == n)
+			names[n++] = rs->facts[i].sets;
+	}
+	*out = names;
+	return n;
+}
+
+bool
+ruleset_is_env_field(const struct ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->nfacts; i++)
+		if (strcmp(rs->facts[i].sets, name) == 0)
+			return true;
+	return false;
+}
+
 char *
 rules_user_dir(void)
 {

@@ -213,6 +213,7 @@ void
 run_compare_text(const struct repeat_cmp *c, const struct run_record *r, struct buf *out)
 {
 	const struct run_record *f = NULL;
+	char *lab;
 
 	switch (c->kind) {
 	case REPEAT_ALL_PASS:
@@ -233,9 +234,10 @@ run_compare_text(const struct repeat_cmp *c, const struct run_record *r, struct 
 		if (run_outcome_of(&r[i]) != OUTCOME_PASS)
 			f = &r[i];
 	buf_addf(out, "deterministic: the same failure in all %zu runs (", c->nruns);
+	lab = class_label(f->cls, f->subkind);
 	run_ending_text(&f->res, out);
-	buf_addf(out, ", %s%s%s", class_name(f->cls), f->subkind ? "/" : "",
-		 f->subkind ? f->subkind : "");
+	buf_addf(out, ", %s", lab);
+	free(lab);
 	for (size_t k = 0; k < RUN_NNUMBERS; k++)
 		if (f->numbers[k])
 			buf_addf(out, ", %s %s", run_number_names[k], f->numbers[k]);

@@ -26,13 +26,6 @@ static const char *const status_names[SESSION_STATUS_COUNT] = {
 	"in-progress", "resolved", "blocked",
 };
 
-/* Environment facts: they describe the machine, not one failure, so they
- * survive a class change (docs/rules.md, "Facts"). */
-static const char *const env_names[] = {
-	"jax_version", "jaxlib_version", "libtpu_version", "device_kind", "chip",
-	"python_version", "xla_flags", "libtpu_init_args",
-};
-
 const char *
 attempt_result_name(enum attempt_result r)
 {
@@ -528,17 +521,18 @@ check_record(const struct session *s, const struct ruleset *rs, const struct att
 	return 0;
 }
 
+/* Environment facts describe the machine, not one failure, so the first
+ * log's survive a class change (docs/rules.md, "Facts"). */
 static void
-set_current_from_verdict(struct session *s, const struct verdict *nv)
+set_current_from_verdict(struct session *s, const struct ruleset *rs, const struct verdict *nv)
 {
+	const struct vars *first = &s->first.vars;
+
 	vars_release(&s->vars);
 	vars_copy(&s->vars, &nv->vars, true);
-	for (size_t i = 0; i < ARRAY_SIZE(env_names); i++) {
-		const char *v = vars_get(&s->first.vars, env_names[i]);
-
-		if (v)
-			vars_set(&s->vars, env_names[i], v, false);
-	}
+	for (size_t i = 0; i < first->n; i++)
+		if (ruleset_is_env_field(rs, first->v[i].name))
+			vars_set(&s->vars, first->v[i].name, first->v[i].value, false);
 	free(s->fingerprint);
 	s->fingerprint = dup_or_null(nv->fingerprint);
 }
@@ -663,8 +657,8 @@ new_failure(struct session *s, struct attempt *a, enum pt_class before)
 }
 
 static void
-record_new(struct session *s, struct attempt *a, const struct verdict *nv,
-	   struct session_news *nw)
+record_new(struct session *s, const struct ruleset *rs, struct attempt *a,
+	   const struct verdict *nv, struct session_news *nw)
 {
 	char why[32];
 
@@ -684,7 +678,7 @@ record_new(struct session *s, struct attempt *a, const struct verdict *nv,
 		a->cls_after = nv->cls;
 		a->subkind_after = dup_or_null(nv->subkind);
 		a->fingerprint = dup_or_null(nv->fingerprint);
-		set_current_from_verdict(s, nv);
+		set_current_from_verdict(s, rs, nv);
 		snprintf(why, sizeof(why), "attempt %d", a->n);
 		move_to(s, nv->cls, nv->subkind, "class changed", why, nw);
 		if (nv->cls != before)
@@ -773,7 +767,7 @@ session_record(struct session *s, const struct ruleset *rs, const struct attempt
 		else if (a->result == RESULT_SAME)
 			record_same(s, rs, a, r, rcls, nw);
 		else
-			record_new(s, a, nv, nw);
+			record_new(s, rs, a, nv, nw);
 		if (s->status == SESSION_IN_PROGRESS && s->nattempts >= SESSION_ATTEMPT_CAP) {
 			s->status = SESSION_BLOCKED;
 			if (nw)

@@ -225,6 +225,17 @@ const struct flag_def *ruleset_find_flag(const struct ruleset *rs, const char *i
 int ruleset_find_context(const struct ruleset *rs, const char *id);
 
 /*
+ * The environment fields (jax_version, chip, ...): the names the facts set
+ * (`sets`), each once, in the order the facts were loaded. This is the one
+ * list of them: every printer of the environment asks the rules. Returns
+ * the count; *out is a new NULL-terminated array of names borrowed from rs
+ * (free() the array only).
+ */
+size_t ruleset_env_fields(const struct ruleset *rs, const char ***out);
+/* Does a fact of rs set name? */
+bool ruleset_is_env_field(const struct ruleset *rs, const char *name);
+
+/*
  * Find the rules directory: opt (from --rules), env (from
  * $PALLAS_TRIAGE_RULES; may be NULL), $XDG_DATA_HOME/pallas-triage/rules
  * (or ~/.local/share/...), the installed data directory, the source tree's
