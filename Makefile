@@ -44,7 +44,9 @@ deps:
 $(BUILD)/%.o: src/%.c | deps
 	@mkdir -p $(@D)
 	$(COMPILE) -MMD -MP -c -o $@ $<
+# rm first: `ar r` keeps members whose source was moved or deleted
 $(BUILD)/libpt.a: $(LIB_OBJS)
+	rm -f $@
 	$(AR) rcs $@ $^
 $(BUILD)/pallas-triage: $(BUILD)/main.o $(BUILD)/libpt.a
 	$(LINK) -o $@ $^ $(PT_LDLIBS) $(LDLIBS)

@@ -84,12 +84,6 @@ chiptab_free(struct chiptab *t)
 
 /* ---- parsing helpers ---- */
 
-static char *
-dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static char **
 empty_strv(void)
 {

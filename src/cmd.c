@@ -172,11 +172,13 @@ cmd_load_rules(struct pt_ctx *ctx)
 
 	if (ctx->rules)
 		return 0;
-	if (!(dir = rules_locate(ctx->rules_dir, &err)))
+	if (!(dir = rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err)))
 		return pt_report(&err);
 	dirs[0] = dir;
 	key = cache_key(dirs);
-	if (!(rs = rules_cache_load(key)) && (rs = load_rules_fresh(dir, &rc)))
+	if (ctx->env.no_cache)
+		rs = load_rules_fresh(dir, &rc);
+	else if (!(rs = rules_cache_load(key)) && (rs = load_rules_fresh(dir, &rc)))
 		rules_cache_save(rs, key);
 	free(key);
 	if (!rs) {

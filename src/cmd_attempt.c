@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt/util.h"
 #include "pt/cmd.h"
 #include "pt/session.h"
-#include "pt/walk.h"
+#include "pt/session_print.h"
 
 static int cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx);
 
@@ -108,12 +107,12 @@ print_json_text(char *text)
 }
 
 static int
-record(struct session *s, const struct ruleset *rs, struct attempt_args *a,
-       struct session_news *nw, struct pt_err *err)
+record(struct session_txn *t, const struct ruleset *rs, unsigned threads,
+       struct attempt_args *a, struct session_news *nw, struct pt_err *err)
 {
-	const struct rung **plan = NULL;
+	struct session *s = t->s;
+	const struct rung *next;
 	struct verdict nv;
-	char now[64];
 	bool have = false;
 	int rc;
 
@@ -130,20 +129,17 @@ record(struct session *s, const struct ruleset *rs, struct attempt_args *a,
 		return 0;
 	}
 	if (!a->in.rung) {
-		if (session_plan(s, rs, &plan) > 0)
-			a->in.rung = plan[0]->id;   /* borrowed from rs, which outlives this */
-		free(plan);
-		if (!a->in.rung)
+		if (!(next = session_next_rung(s, rs)))
 			return pt_err_set(err, PT_EXIT_USAGE, "no rung is left to try: name one "
 					  "with --rung, or use --rung custom");
+		a->in.rung = next->id;   /* borrowed from rs, which outlives this */
 	}
 	if (a->in.result == RESULT_NEW && a->in.log) {
-		if (walk_classify_path(rs, a->in.log, s->kernel, &nv, err) < 0)
+		if (classify_path(rs, a->in.log, s->kernel, threads, &nv, err) < 0)
 			return -1;
 		have = true;
 	}
-	rc = session_record(s, rs, &a->in, have ? &nv : NULL, util_now(now, sizeof(now)), nw,
-			    err);
+	rc = session_record(s, rs, &a->in, have ? &nv : NULL, session_txn_now(t), nw, err);
 	if (have)
 		verdict_release(&nv);
 	return rc;
@@ -153,24 +149,15 @@ static void
 print_outcome(const struct session *s, const struct ruleset *rs, const struct session_news *nw,
 	      size_t before)
 {
-	const struct rung **plan = NULL;
-	size_t n;
-
 	if (s->nattempts > before) {
 		const struct attempt *t = &s->attempts[s->nattempts - 1];
 
 		printf("recorded attempt %d of %d: %s: %s\n", t->n, SESSION_ATTEMPT_CAP, t->rung,
 		       attempt_result_name(t->result));
 	}
-	walk_print_news(stdout, nw);
-	if (s->status != SESSION_IN_PROGRESS)
-		return;
-	walk_print_ask_again(stdout, s, rs, nw);
-	if ((n = session_plan(s, rs, &plan)) > 0) {
-		fputs("next:", stdout);
-		walk_print_rung(stdout, s, rs, plan[0]);
-	}
-	free(plan);
+	session_print_news(stdout, nw);
+	session_print_next(stdout, s, rs, nw);
+	session_print_closing(stdout, s);
 }
 
 static int
@@ -178,39 +165,33 @@ cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct session_news nw = SESSION_NEWS_INIT;
+	struct session_txn t = SESSION_TXN_INIT;
 	struct attempt_args a;
-	struct session *s = NULL;
 	const struct rung **plan = NULL;
-	size_t before = 0, n;
-	int rc, lock = -1;
+	size_t before, n;
+	int rc;
 
 	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
 		return rc;
-	/* without a session, fail before session_lock() creates the directory */
-	if (!session_exists(SESSION_DIR) && session_load(SESSION_DIR, &s, &err) < 0)
-		return pt_report(&err);
-	if ((lock = session_lock(SESSION_DIR, &err)) < 0 || session_load(SESSION_DIR, &s, &err) < 0)
+	if (session_open_locked(&t, SESSION_DIR, ctx->env.now, &err) < 0)
 		goto fail;
-	before = s->nattempts;
-	if (record(s, ctx->rules, &a, &nw, &err) < 0 ||
-	    walk_write_report(s, ctx->rules, a.redact, &err) < 0 ||
-	    session_save(s, SESSION_DIR, &err) < 0)
+	before = t.s->nattempts;
+	if (record(&t, ctx->rules, ctx->env.threads, &a, &nw, &err) < 0 ||
+	    session_commit(&t, ctx->rules, a.redact, &err) < 0)
 		goto fail;
 	if (a.json) {
-		n = session_plan(s, ctx->rules, &plan);
-		print_json_text(session_status_json(s, ctx->rules, plan, n, &nw));
+		n = session_plan(t.s, ctx->rules, &plan);
+		print_json_text(session_status_json(t.s, ctx->rules, plan, n, &nw));
 		free(plan);
 	} else {
-		print_outcome(s, ctx->rules, &nw, before);
-		walk_print_closing(stdout, s);
+		print_outcome(t.s, ctx->rules, &nw, before);
 	}
-	rc = s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
+	rc = t.s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
 	goto out;
 fail:
 	rc = pt_report(&err);
 out:
 	session_news_release(&nw);
-	session_free(s);
-	session_unlock(lock);
+	session_txn_release(&t);
 	return rc;
 }

@@ -101,9 +101,12 @@ explain_class(const struct ruleset *rs, enum pt_class c, const char *jax)
 static void
 explain_rule(const struct rule *r)
 {
+	char *lab = class_label(r->cls, r->subkind);
+
 	term_puts_untrusted(stdout, r->id);
-	printf("\n  class:   %s%s", class_name(r->cls), r->subkind ? "/" : "");
-	term_puts_untrusted(stdout, r->subkind);
+	fputs("\n  class:   ", stdout);
+	term_puts_untrusted(stdout, lab);
+	free(lab);
 	printf("\n  stage:   %s\n  weight:  %d\n  message: ", stage_name(r->stage), r->weight);
 	term_puts_untrusted(stdout, r->message);
 	fputs("\n  defined: ", stdout);

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "pt/cmd.h"
+#include "pt/cmd_report.h"
 #include "pt/report.h"
-#include "pt/report_post.h"
 #include "pt/session.h"
 
 static int cmd_report_run(int argc, char **argv, struct pt_ctx *ctx);

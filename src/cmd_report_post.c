@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pt/cmd.h"
+#include "pt/cmd_report.h"
 #include "pt/http.h"
 #include "pt/report.h"
 #include "pt/report_post.h"
@@ -41,17 +42,16 @@ cmd_report_post(const char *url, bool allow_http, bool redact, struct pt_ctx *ct
 	struct pt_err err = PT_ERR_INIT;
 	struct buf payload = BUF_INIT;
 	struct http_opts ho;
-	const char *token = getenv("PALLAS_TRIAGE_TOKEN");
 	char *shown = NULL;
 	int rc;
 
 	if (http_check_url(url, allow_http, &err) < 0)
 		return cmd_usage_error(&cmd_report_entry, "%s", err.msg);
-	if (http_opts_init(&ho, &err) < 0 || http_global_init(&err) < 0)
+	if (http_opts_init(&ho, &ctx->env.http, &err) < 0 || http_global_init(&err) < 0)
 		return pt_report(&err);
 	ho.allow_http = allow_http;
 	ho.max_body = 64u << 10;   /* the webhook's answer is not used */
-	ho.bearer = token && *token ? token : NULL;
+	ho.bearer = ctx->env.token;
 	ho.progress = stderr;
 	if (write_report_files(ctx, redact, &err) < 0 || report_post_payload(".", &payload, &err) < 0) {
 		rc = pt_report(&err);

@@ -116,7 +116,7 @@ load_on_top(const char *dir, struct pt_ctx *ctx, struct diag *d, char **base_out
 	struct pt_err err = PT_ERR_INIT;
 	struct ruleset *rs = ruleset_new();
 
-	if (!(*base_out = rules_locate(ctx->rules_dir, &err)) ||
+	if (!(*base_out = rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err)) ||
 	    (ruleset_load_dir(rs, *base_out, NULL, d, &err) < 0 && !d->nerrors)) {
 		*rc = pt_report(&err);
 		ruleset_free(rs);
@@ -143,7 +143,7 @@ load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **d
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct ruleset *rs = ruleset_new();
-	char *dir = dir_arg ? xstrdup(dir_arg) : rules_locate(ctx->rules_dir, &err);
+	char *dir = dir_arg ? xstrdup(dir_arg) : rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err);
 
 	*dir_out = dir;
 	*base_out = NULL;

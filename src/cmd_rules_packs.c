@@ -176,13 +176,14 @@ report_add_failure(const struct diag *d, const struct pt_err *err, const char *n
 /* Check the download of url against pin, validate and install it as pack name. */
 static int
 install_download(const char *url, const char *name, const char *pin, const char *base,
-		 const struct http_response *res)
+		 const struct http_response *res, const struct settings *env)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct diag d = DIAG_INIT;
 	struct pack meta;
-	char hex[SHA256_HEX_LEN + 1], now[64];
+	char hex[SHA256_HEX_LEN + 1];
 	char *shown = source_display(url), *label = xasprintf("%s.yaml", name);
+	struct util_time now;
 	long long nrules = 0;
 	int rc;
 
@@ -199,9 +200,9 @@ install_download(const char *url, const char *name, const char *pin, const char 
 	meta.pin = (char *)pin;
 	meta.etag = res->etag;
 	meta.last_modified = res->last_modified;
-	meta.fetched = meta.checked = (char *)util_now(now, sizeof(now));
+	meta.fetched = meta.checked = (char *)util_now(&now, env->now);
 	if (pack_add(base, &meta, res->body.data, res->body.len, label, &d, stderr, &nrules,
-		     &err) < 0) {
+		     env->test_crash, &err) < 0) {
 		rc = report_add_failure(&d, &err, name, false);
 		goto out;
 	}
@@ -281,19 +282,19 @@ rules_fetch_run(int argc, char **argv, struct pt_ctx *ctx)
 				     "one with --name");
 		goto out;
 	}
-	if (http_opts_init(&ho, &err) < 0 || http_global_init(&err) < 0) {
+	if (http_opts_init(&ho, &ctx->env.http, &err) < 0 || http_global_init(&err) < 0) {
 		rc = pt_report(&err);
 		goto out;
 	}
 	curl_up = true;
 	ho.allow_http = allow_http;
 	ho.max_body = PACK_MAX_BYTES;
-	if (!(base = rules_locate(ctx->rules_dir, &err))) {
+	if (!(base = rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err))) {
 		rc = pt_report(&err);
 		goto out;
 	}
 	rc = fetch_source(url, NULL, NULL, &res, &ho, &err) < 0 ? pt_report(&err) :
-	     install_download(url, name, pin, base, &res);
+	     install_download(url, name, pin, base, &res, &ctx->env);
 out:
 	http_response_release(&res);
 	free(local);
@@ -403,19 +404,21 @@ rules_sources_run(int argc, char **argv, struct pt_ctx *ctx)
 
 /* Refetch one pack; prints its outcome and returns its PT_EXIT_* status. */
 static int
-update_one(const struct pack *p, const char *base, const struct http_opts *ho)
+update_one(const struct pack *p, const char *base, const struct http_opts *ho,
+	   const struct settings *env)
 {
 	struct http_response res = HTTP_RESPONSE_INIT;
 	struct pt_err err = PT_ERR_INIT;
 	struct diag d = DIAG_INIT;
 	struct pack meta;
-	char hex[SHA256_HEX_LEN + 1], now[64];
+	char hex[SHA256_HEX_LEN + 1];
 	char *shown = source_display(p->url), *label = xasprintf("%s.yaml", p->name);
+	struct util_time t;
+	const char *now = util_now(&t, env->now);
 	long long nrules = 0;
 	int rc = PT_EXIT_OK;
 
 	memset(&meta, 0, sizeof(meta));
-	util_now(now, sizeof(now));
 	if (fetch_source(p->url, p->etag, p->last_modified, &res, ho, &err) < 0) {
 		rc = report_add_failure(&d, &err, p->name, true);
 		goto out;
@@ -446,9 +449,9 @@ update_one(const struct pack *p, const char *base, const struct http_opts *ho)
 	meta.pin = p->pin;
 	meta.etag = res.etag;
 	meta.last_modified = res.last_modified;
-	meta.fetched = meta.checked = now;
+	meta.fetched = meta.checked = (char *)now;
 	if (pack_add(base, &meta, res.body.data, res.body.len, label, &d, stderr, &nrules,
-		     &err) < 0) {
+		     env->test_crash, &err) < 0) {
 		rc = report_add_failure(&d, &err, p->name, true);
 		goto out;
 	}
@@ -499,7 +502,7 @@ rules_update_run(int argc, char **argv, struct pt_ctx *ctx)
 					       "sources')", argv[i]);
 		pack_release(&p);
 	}
-	if (http_opts_init(&ho, &err) < 0 || packs_list(&packs, &n, &err) < 0)
+	if (http_opts_init(&ho, &ctx->env.http, &err) < 0 || packs_list(&packs, &n, &err) < 0)
 		return pt_report(&err);
 	ho.allow_http = allow_http;
 	ho.max_body = PACK_MAX_BYTES;
@@ -507,7 +510,7 @@ rules_update_run(int argc, char **argv, struct pt_ctx *ctx)
 		printf("no rule packs installed; add one with 'pallas-triage rules fetch URL'\n");
 		goto out;
 	}
-	if (!(base = rules_locate(ctx->rules_dir, &err))) {
+	if (!(base = rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err))) {
 		rc = pt_report(&err);
 		goto out;
 	}
@@ -521,7 +524,7 @@ rules_update_run(int argc, char **argv, struct pt_ctx *ctx)
 		for (int k = optind; k < argc && !wanted; k++)
 			wanted = strcmp(argv[k], packs[i].name) == 0;
 		if (wanted)
-			rc = worst(rc, update_one(&packs[i], base, &ho));
+			rc = worst(rc, update_one(&packs[i], base, &ho, &ctx->env));
 	}
 	http_global_cleanup();
 out:

@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #include "pt/cmd.h"
+#include "pt/cmd_walk.h"
 #include "pt/session.h"
+#include "pt/session_print.h"
 #include "pt/term.h"
-#include "pt/walk.h"
 #include "pt/xalloc.h"
 
 static int session_start_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -165,20 +166,20 @@ put_line(FILE *out, const char *label, const char *value)
 	fputc('\n', out);
 }
 
+/* A label holds the subkind, which comes from the session file. */
 static void
 put_class(FILE *out, enum pt_class c, const char *subkind)
 {
-	fprintf(out, "%s%s", class_name(c), subkind ? "/" : "");
-	term_puts_untrusted(out, subkind);
+	char *lab = class_label(c, subkind);
+
+	term_puts_untrusted(out, lab);
+	free(lab);
 }
 
 /* The text form of `session status`; also printed after `session start`. */
 static void
 print_status(FILE *out, const struct session *s, const struct ruleset *rs)
 {
-	const struct rung **plan = NULL;
-	size_t n = session_plan(s, rs, &plan);
-
 	fprintf(out, "session: %s, %zu of %d attempts used\n", session_status_name(s->status),
 		s->nattempts, SESSION_ATTEMPT_CAP);
 	fputs("failure: ", out);
@@ -215,11 +216,7 @@ print_status(FILE *out, const struct session *s, const struct ruleset *rs)
 		term_puts_untrusted(out, s->report_md);
 		put_line(out, ", ", s->report_json);
 	}
-	if (s->status == SESSION_IN_PROGRESS && s->interp == INTERP_UNASKED)
-		walk_print_interpret(out, rs, s, session_class_changed(s));
-	if (s->status == SESSION_IN_PROGRESS && n)
-		walk_print_rung(out, s, rs, plan[0]);
-	free(plan);
+	session_print_next(out, s, rs, NULL);
 }
 
 static int
@@ -242,11 +239,13 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct session_news nw = SESSION_NEWS_INIT;
+	struct session_txn t = SESSION_TXN_INIT;
+	struct session_opened opened = { 0 };
 	struct session_args a;
-	struct session *s = NULL;
 	struct verdict v;
 	enum interp_answer ans = INTERP_UNASKED;
-	int rc, lock = -1;
+	const char *log;
+	int rc;
 	bool have_v = false;
 
 	if ((rc = parse(&session_start_entry, argc, argv, ctx, &a,
@@ -255,34 +254,32 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (a.interpret && (interp_answer_parse(a.interpret, &ans) < 0 || ans == INTERP_UNASKED))
 		return cmd_usage_error(&session_start_entry, "--interpret takes yes, no or skip, "
 				       "not '%s'", a.interpret);
-	if (walk_classify_path(ctx->rules, argv[optind], a.kernel, &v, &err) < 0)
+	if (classify_path(ctx->rules, argv[optind], a.kernel, ctx->env.threads, &v, &err) < 0)
 		return pt_report(&err);
 	have_v = true;
-	if ((lock = session_lock(SESSION_DIR, &err)) < 0 ||
-	    walk_open_session(SESSION_DIR, &v, strcmp(argv[optind], "-") == 0 ? "<stdin>" :
-			      argv[optind], a.kernel, a.json ? stderr : stdout,
-			      &s, &err) < 0)
+	log = strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind];
+	if (session_open_for(&t, SESSION_DIR, &v, log, a.kernel, ctx->env.now, &opened, &err) < 0)
 		goto fail;
-	if (ans != INTERP_UNASKED && s->interp == INTERP_UNASKED &&
-	    session_interpret(s, ans, &nw, &err) < 0)
+	session_print_opened(a.json ? stderr : stdout, SESSION_DIR, t.s, &opened);
+	if (ans != INTERP_UNASKED && t.s->interp == INTERP_UNASKED &&
+	    session_interpret(t.s, ans, &nw, &err) < 0)
 		goto fail;
-	session_check_exhausted(s, ctx->rules, &nw);
-	if (walk_write_report(s, ctx->rules, false, &err) < 0 ||
-	    session_save(s, SESSION_DIR, &err) < 0)
+	session_check_exhausted(t.s, ctx->rules, &nw);
+	if (session_commit(&t, ctx->rules, false, &err) < 0)
 		goto fail;
 	if (!a.json)
-		walk_print_news(stdout, &nw);
-	print_result(s, ctx->rules, &nw, a.json);
+		session_print_news(stdout, &nw);
+	print_result(t.s, ctx->rules, &nw, a.json);
 	if (!a.json)
-		walk_print_closing(stdout, s);
-	rc = s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
+		session_print_closing(stdout, t.s);
+	rc = t.s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
 	goto out;
 fail:
 	rc = pt_report(&err);
 out:
 	session_news_release(&nw);
-	session_free(s);
-	session_unlock(lock);
+	session_opened_release(&opened);
+	session_txn_release(&t);
 	if (have_v)
 		verdict_release(&v);
 	return rc;
@@ -318,10 +315,12 @@ session_resume_run(int argc, char **argv, struct pt_ctx *ctx)
 	o.answers = a.answers;
 	o.redact = a.redact;
 	o.json = a.json;
-	if (!a.answers && !walk_interactive(ctx))
+	o.fixed_now = ctx->env.now;
+	o.threads = ctx->env.threads;
+	if (!a.answers && !walk_interactive(ctx->no_input))
 		return cmd_usage_error(&session_resume_entry, "no terminal to ask on: give "
 				       "--answers FILE, or record attempts with 'pallas-triage attempt'");
-	return walk_resume(ctx, &o);
+	return walk_resume(ctx->rules, &o);
 }
 
 /* A session file is data a user (or anyone) may have edited: escape it. */
@@ -344,9 +343,8 @@ print_log(const struct session *s)
 
 		printf("%d. ", t->n);
 		put(t->rung);
-		printf(": %s -> %s%s", attempt_result_name(t->result), t->cls_after < CLASS_COUNT ?
-		       class_name(t->cls_after) : "fixed", t->subkind_after ? "/" : "");
-		put(t->subkind_after);
+		printf(": %s -> ", attempt_result_name(t->result));
+		put_class(stdout, t->cls_after, t->subkind_after);
 		fputs("\n   changed: ", stdout);
 		put(t->change);
 		if (t->log) {
@@ -361,13 +359,19 @@ print_log(const struct session *s)
 		put(t->time);
 		fputc('\n', stdout);
 	}
-	for (size_t i = 0; i < s->nskipped; i++)
-		printf("skipped as not applicable: %s\n", s->skipped[i].rung);
+	for (size_t i = 0; i < s->nskipped; i++) {
+		fputs("skipped as not applicable: ", stdout);
+		put(s->skipped[i].rung);
+		putchar('\n');
+	}
 	fputs("trajectory:", stdout);
-	for (size_t i = 0; i < s->ntraj; i++)
-		printf("%s %s%s%s (%s)", i ? " ->" : "", s->traj[i].cls < CLASS_COUNT ?
-		       class_name(s->traj[i].cls) : "fixed", s->traj[i].subkind ? "/" : "",
-		       s->traj[i].subkind ? s->traj[i].subkind : "", s->traj[i].why);
+	for (size_t i = 0; i < s->ntraj; i++) {
+		fputs(i ? " -> " : " ", stdout);
+		put_class(stdout, s->traj[i].cls, s->traj[i].subkind);
+		fputs(" (", stdout);
+		put(s->traj[i].why);
+		putchar(')');
+	}
 	putchar('\n');
 }
 

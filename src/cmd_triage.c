@@ -6,11 +6,9 @@
  * absent and stdin is not a terminal. At a terminal (or with --answers) the
  * ladder walk follows; otherwise the whole ladder is printed and it exits.
  */
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pt/classify.h"
@@ -18,9 +16,7 @@
 #include "pt/diagnosis.h"
 #include "pt/json.h"
 #include "pt/rules.h"
-#include "pt/util.h"
-#include "pt/walk.h"
-#include "pt/xalloc.h"
+#include "pt/cmd_walk.h"
 
 static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 
@@ -60,27 +56,6 @@ static const struct option triage_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Open the log: a path, or stdin. Returns an fd or -1 with err set. */
-static int
-open_log(const char *path, const char **name, struct pt_err *err)
-{
-	struct stat st;
-	int fd;
-
-	if (!path || strcmp(path, "-") == 0) {
-		*name = "<stdin>";
-		return STDIN_FILENO;
-	}
-	*name = path;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return pt_err_set(err, PT_EXIT_DATA, "'%s' is a directory, not a log", path);
-	}
-	return fd;
-}
-
 static int
 print_verdict(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool json,
 	      bool whole_ladder)
@@ -107,12 +82,10 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct walk_opts wo = { 0 };
-	struct classify_opts opts = { 0 };
 	struct verdict v;
-	const char *path, *name = NULL;
-	char *why = NULL;
+	const char *path, *name;
 	bool json = false, walk;
-	int c, fd, rc;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "", triage_options, NULL)) != -1) {
 		if (c == 'j')
@@ -128,39 +101,30 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	}
 	if ((rc = cmd_check_args(&cmd_triage_entry, argc, optind)) != 0)
 		return rc;
-	path = optind < argc ? argv[optind] : NULL;
-	if (!path && isatty(STDIN_FILENO))
+	path = optind < argc ? argv[optind] : "-";
+	if (strcmp(path, "-") == 0 && optind == argc && isatty(STDIN_FILENO))
 		return cmd_usage_error(&cmd_triage_entry,
 				       "no log given: name a file, or pipe one in (python k.py 2>&1 | pallas-triage)");
-	if (wo.answers && strcmp(wo.answers, "-") == 0 && (!path || strcmp(path, "-") == 0))
+	if (wo.answers && strcmp(wo.answers, "-") == 0 && strcmp(path, "-") == 0)
 		return cmd_usage_error(&cmd_triage_entry,
 				       "the log and --answers cannot both come from standard input");
-	if ((fd = open_log(path, &name, &err)) < 0)
+	if (classify_path(ctx->rules, path, wo.kernel, ctx->env.threads, &v, &err) < 0)
 		return pt_report(&err);
-	opts.threads = util_threads();
-	if (wo.kernel) {
-		why = xasprintf("--kernel %s", wo.kernel);
-		opts.assert_context = ctx->rules->policy.kernel_context;
-		opts.assert_why = why;
-	}
-	rc = classify_fd(ctx->rules, fd, name, &opts, &v, &err);
-	free(why);
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (rc < 0)
-		return pt_report(&err);
+	name = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	if (v.nbytes == 0) {
 		verdict_release(&v);
 		fprintf(stderr, "pallas-triage: error: '%s' is empty: there is nothing to triage\n", name);
 		return PT_EXIT_DATA;
 	}
 	/* A walk shows the rungs one at a time; without one, the whole ladder is the answer. */
-	walk = v.cls != CLASS_UNKNOWN && (wo.answers || walk_interactive(ctx));
+	walk = v.cls != CLASS_UNKNOWN && (wo.answers || walk_interactive(ctx->no_input));
 	rc = print_verdict(ctx, &v, name, json, !walk);
 	if (walk) {
 		wo.json = json;
+		wo.fixed_now = ctx->env.now;
+		wo.threads = ctx->env.threads;
 		fflush(stdout);
-		rc = walk_after_triage(ctx, &v, name, &wo);
+		rc = walk_after_triage(ctx->rules, &v, name, &wo);
 	}
 	verdict_release(&v);
 	return rc;

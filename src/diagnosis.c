@@ -10,11 +10,6 @@
 #include "pt/term.h"
 #include "pt/xalloc.h"
 
-const char *const diagnosis_env_fields[] = {
-	"jax_version", "jaxlib_version", "libtpu_version", "chip", "device_kind",
-	"python_version", "xla_flags", "libtpu_init_args", NULL,
-};
-
 static const char *
 c_on(bool color, const char *code)
 {
@@ -62,10 +57,11 @@ static void
 print_header(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool color)
 {
 	const struct class_def *cd = &rs->classes[v->cls];
+	char *lab = class_label(v->cls, v->subkind);
 
-	fprintf(fp, "%s%s%s%s%s%s", c_on(color, TERM_BOLD), c_on(color, TERM_RED),
-		class_name(v->cls), v->subkind ? "/" : "", v->subkind ? v->subkind : "",
+	fprintf(fp, "%s%s%s%s", c_on(color, TERM_BOLD), c_on(color, TERM_RED), lab,
 		c_on(color, TERM_RESET));
+	free(lab);
 	fprintf(fp, ": %s", cd->title ? cd->title : "");
 	if (v->cls != CLASS_UNKNOWN)
 		fprintf(fp, " (confidence %.0f%%)", v->confidence * 100.0);
@@ -149,8 +145,9 @@ print_next_steps(FILE *fp, const struct ruleset *rs, const struct verdict *v, bo
 }
 
 static void
-print_context(FILE *fp, const struct verdict *v, bool color)
+print_context(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool color)
 {
+	const char **fields = NULL;
 	bool any_env = false;
 	char *why;
 
@@ -165,7 +162,8 @@ print_context(FILE *fp, const struct verdict *v, bool color)
 		fprintf(fp, " (from the %s)\n", strcmp(v->loc.how, "loc") == 0 ?
 			"Mosaic location" : "traceback");
 	}
-	for (const char *const *f = diagnosis_env_fields; *f; f++) {
+	ruleset_env_fields(rs, &fields);
+	for (const char **f = fields; *f; f++) {
 		const char *val = vars_get(&v->vars, *f);
 
 		if (!val)
@@ -180,6 +178,7 @@ print_context(FILE *fp, const struct verdict *v, bool color)
 		fputc('\n', fp);
 		any_env = true;
 	}
+	free(fields);
 	if (!v->loc.file && !any_env)
 		fputc('\n', fp);
 	print_contexts(fp, v, color);
@@ -255,7 +254,7 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 {
 	print_header(fp, rs, v, o->color);
 	print_evidence(fp, v, o->color);
-	print_context(fp, v, o->color);
+	print_context(fp, rs, v, o->color);
 	if (v->cls != CLASS_UNKNOWN) {
 		const struct class_def *cd = &rs->classes[v->cls];
 
@@ -281,15 +280,6 @@ json_add_str_or_null(struct json *o, const char *key, const char *val)
 		json_add_str(o, key, val);
 	else
 		json_add_null(o, key);
-}
-
-static bool
-is_env_field(const char *name)
-{
-	for (const char *const *f = diagnosis_env_fields; *f; f++)
-		if (strcmp(*f, name) == 0)
-			return true;
-	return false;
 }
 
 static void
@@ -377,7 +367,7 @@ json_contexts(struct json *o, const struct verdict *v)
 }
 
 static void
-json_context(struct json *o, const struct verdict *v)
+json_context(struct json *o, const struct ruleset *rs, const struct verdict *v)
 {
 	struct json *env, *vals, *ru, *loc;
 	char *why;
@@ -406,7 +396,7 @@ json_context(struct json *o, const struct verdict *v)
 	env = json_add_object(o, "environment");
 	vals = json_add_object(o, "values");
 	for (size_t i = 0; i < v->vars.n; i++)
-		json_add_str(is_env_field(v->vars.v[i].name) ? env : vals, v->vars.v[i].name,
+		json_add_str(ruleset_is_env_field(rs, v->vars.v[i].name) ? env : vals, v->vars.v[i].name,
 			     v->vars.v[i].value);
 }
 
@@ -426,7 +416,7 @@ diagnosis_json(const struct ruleset *rs, const struct verdict *v, const char *so
 	json_add_str_or_null(o, "rule", v->top_rule ? v->top_rule->id : NULL);
 	json_add_str(o, "tier", v->fallback ? "fallback" : "specific");
 	json_evidence(o, v);
-	json_context(o, v);
+	json_context(o, rs, v);
 	json_contexts(o, v);
 	scores = json_add_object(o, "scores");
 	for (int k = 0; k < CLASS_COUNT; k++)

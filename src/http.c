@@ -164,9 +164,8 @@ http_response_release(struct http_response *r)
 /* ---- options ---- */
 
 static int
-env_seconds(const char *name, long *ms, struct pt_err *err)
+env_seconds(const char *name, const char *v, long *ms, struct pt_err *err)
 {
-	const char *v = getenv(name);
 	char *end;
 	double s;
 
@@ -184,10 +183,14 @@ env_seconds(const char *name, long *ms, struct pt_err *err)
 }
 
 int
-http_opts_init(struct http_opts *o, struct pt_err *err)
+http_opts_init(struct http_opts *o, const struct http_env *env, struct pt_err *err)
 {
-	const char *ca = getenv("PALLAS_TRIAGE_CA_BUNDLE");
+	static const struct http_env none;
+	const char *ca;
 
+	if (!env)
+		env = &none;
+	ca = env->ca_bundle;
 	memset(o, 0, sizeof(*o));
 	o->connect_timeout_ms = 10000;
 	o->timeout_ms = 60000;
@@ -196,10 +199,11 @@ http_opts_init(struct http_opts *o, struct pt_err *err)
 	o->max_attempts = 5;
 	o->max_redirects = 5;
 	o->max_body = 4u << 20;
-	if (env_seconds("PALLAS_TRIAGE_HTTP_TIMEOUT", &o->timeout_ms, err) < 0 ||
-	    env_seconds("PALLAS_TRIAGE_HTTP_CONNECT_TIMEOUT", &o->connect_timeout_ms, err) < 0 ||
-	    env_seconds("PALLAS_TRIAGE_HTTP_DEADLINE", &o->deadline_ms, err) < 0 ||
-	    env_seconds("PALLAS_TRIAGE_HTTP_BACKOFF", &o->backoff_ms, err) < 0)
+	if (env_seconds("PALLAS_TRIAGE_HTTP_TIMEOUT", env->timeout, &o->timeout_ms, err) < 0 ||
+	    env_seconds("PALLAS_TRIAGE_HTTP_CONNECT_TIMEOUT", env->connect_timeout,
+			&o->connect_timeout_ms, err) < 0 ||
+	    env_seconds("PALLAS_TRIAGE_HTTP_DEADLINE", env->deadline, &o->deadline_ms, err) < 0 ||
+	    env_seconds("PALLAS_TRIAGE_HTTP_BACKOFF", env->backoff, &o->backoff_ms, err) < 0)
 		return -1;
 	if (ca && *ca) {
 		if (!util_is_file(ca))

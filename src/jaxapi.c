@@ -241,12 +241,6 @@ want_range(const struct ynode *m, const char *key, struct jaxrange *out, const c
 	return 0;
 }
 
-static char *
-dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static int
 check_deprecated(const struct ynode *m, const char *dep, const char *file, struct diag *d)
 {

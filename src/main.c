@@ -100,6 +100,7 @@ main(int argc, char **argv)
 	char **triage_argv;
 	int next = 1, rc;
 
+	settings_read(&ctx.env);
 	if ((rc = parse_globals(argc, argv, &ctx, &next)) != 0)
 		return rc;
 	if (next < argc && cmd_lookup(cmd_table, argv[next]))

@@ -477,17 +477,11 @@ store_unlock(struct store_lock *l)
 	l->fd = -1;
 }
 
-/*
- * Test hook: PALLAS_TRIAGE_TEST_CRASH=STEP kills the process with SIGKILL
- * at that step of an install, so tests can show that a crash leaves the old
- * or the new pack and never a mix. No effect when unset.
- */
+/* The test hook of pack_add(): see pt/packs.h. */
 static void
-crash_point(const char *step)
+crash_point(const char *crash_at, const char *step)
 {
-	const char *v = getenv("PALLAS_TRIAGE_TEST_CRASH");
-
-	if (v && strcmp(v, step) == 0)
+	if (crash_at && strcmp(crash_at, step) == 0)
 		raise(SIGKILL);
 }
 
@@ -606,7 +600,8 @@ out:
 
 int
 pack_add(const char *base_dir, const struct pack *meta, const char *text, size_t len,
-	 const char *shown, struct diag *d, FILE *out, long long *nrules, struct pt_err *err)
+	 const char *shown, struct diag *d, FILE *out, long long *nrules, const char *crash_at,
+	 struct pt_err *err)
 {
 	char hex[SHA256_HEX_LEN + 1];
 	struct store_lock lock = { -1 };
@@ -639,10 +634,10 @@ pack_add(const char *base_dir, const struct pack *meta, const char *text, size_t
 	path = xasprintf("%s/%s", dir, p.file);
 	if (util_write_atomic(path, text, len, err) < 0)
 		goto out;
-	crash_point("after-file");
+	crash_point(crash_at, "after-file");
 	if (meta_write(dir, &p, err) < 0)
 		goto out;
-	crash_point("after-metadata");
+	crash_point(crash_at, "after-metadata");
 	collect_garbage(dir);
 	if (nrules)
 		*nrules = p.nrules;

@@ -29,6 +29,14 @@ class_name(enum pt_class c)
 	return c < CLASS_COUNT ? class_names[c] : "none";
 }
 
+char *
+class_label(enum pt_class c, const char *subkind)
+{
+	if (c >= CLASS_COUNT)
+		return xstrdup("fixed");
+	return subkind ? xasprintf("%s/%s", class_names[c], subkind) : xstrdup(class_names[c]);
+}
+
 enum pt_class
 class_from_name(const char *name)
 {
@@ -185,12 +193,6 @@ ruleset_free(struct ruleset *rs)
 		free(rs->files[i]);
 	free(rs->files);
 	free(rs);
-}
-
-char *
-dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
 }
 
 struct pattern *
@@ -1028,6 +1030,33 @@ ruleset_find_flag(const struct ruleset *rs, const char *id)
 	return NULL;
 }
 
+size_t
+ruleset_env_fields(const struct ruleset *rs, const char ***out)
+{
+	const char **names = xcalloc(rs->nfacts + 1, sizeof(*names));
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->nfacts; i++) {
+		size_t k = 0;
+
+		while (k < n && strcmp(names[k], rs->facts[i].sets) != 0)
+			k++;
+		if (k == n)
+			names[n++] = rs->facts[i].sets;
+	}
+	*out = names;
+	return n;
+}
+
+bool
+ruleset_is_env_field(const struct ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->nfacts; i++)
+		if (strcmp(rs->facts[i].sets, name) == 0)
+			return true;
+	return false;
+}
+
 char *
 rules_user_dir(void)
 {
@@ -1039,9 +1068,8 @@ rules_user_dir(void)
 }
 
 char *
-rules_locate(const char *opt, struct pt_err *err)
+rules_locate(const char *opt, const char *env, struct pt_err *err)
 {
-	const char *env = getenv("PALLAS_TRIAGE_RULES");
 	char *user;
 
 	if (opt) {

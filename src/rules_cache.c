@@ -765,14 +765,6 @@ rules_cache_key(const char *const *dirs)
 	return buf_detach(&key, NULL);
 }
 
-static bool
-cache_disabled(void)
-{
-	const char *v = getenv("PALLAS_TRIAGE_NO_CACHE");
-
-	return v && *v && strcmp(v, "0") != 0;
-}
-
 /* One file per set of directories (the key's "dir" lines), so a stale cache is replaced. */
 static char *
 cache_path(const char *key, char **dir_out)
@@ -806,7 +798,7 @@ rules_cache_load(const char *key)
 	char *stored = NULL;
 	uint32_t n;
 
-	if (cache_disabled() || !(path = cache_path(key, &dir)))
+	if (!(path = cache_path(key, &dir)))
 		return NULL;
 	if (util_read_file(path, &data, CACHE_MAX, NULL) < 0 || data.len < 16 ||
 	    memcmp(data.data, CACHE_MAGIC, 8) != 0)
@@ -857,7 +849,7 @@ rules_cache_save(const struct ruleset *rs, const char *key)
 	char *dir = NULL, *path;
 	int ret = -1;
 
-	if (cache_disabled() || !(path = cache_path(key, &dir)))
+	if (!(path = cache_path(key, &dir)))
 		return -1;
 	buf_add(&b, CACHE_MAGIC, 8);
 	put_str(&b, key);

@@ -18,12 +18,6 @@ const char *const run_number_names[RUN_NNUMBERS] = {
 
 const char *const run_precision_levels[RUN_NLEVELS] = { "default", "high", "highest" };
 
-static char *
-dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void
 run_record_fill(struct run_record *r, const struct runner_result *res, const struct verdict *v,
 		const char *precision)
@@ -219,6 +213,7 @@ void
 run_compare_text(const struct repeat_cmp *c, const struct run_record *r, struct buf *out)
 {
 	const struct run_record *f = NULL;
+	char *lab;
 
 	switch (c->kind) {
 	case REPEAT_ALL_PASS:
@@ -239,9 +234,10 @@ run_compare_text(const struct repeat_cmp *c, const struct run_record *r, struct 
 		if (run_outcome_of(&r[i]) != OUTCOME_PASS)
 			f = &r[i];
 	buf_addf(out, "deterministic: the same failure in all %zu runs (", c->nruns);
+	lab = class_label(f->cls, f->subkind);
 	run_ending_text(&f->res, out);
-	buf_addf(out, ", %s%s%s", class_name(f->cls), f->subkind ? "/" : "",
-		 f->subkind ? f->subkind : "");
+	buf_addf(out, ", %s", lab);
+	free(lab);
 	for (size_t k = 0; k < RUN_NNUMBERS; k++)
 		if (f->numbers[k])
 			buf_addf(out, ", %s %s", run_number_names[k], f->numbers[k]);
@@ -405,17 +401,46 @@ run_attempt_result(const struct session *s, bool passed, const struct verdict *v
 	return RESULT_NEW;
 }
 
-bool
-run_rule_out(struct session *s, enum pt_class cls, const char *subkind, const char *reason)
+char *
+run_attempt_note(const struct run_record *r, size_t n, const struct repeat_cmp *cmp,
+		 double timeout)
 {
-	for (size_t i = 0; i < s->nruled; i++)
-		if (s->ruled[i].cls == cls &&
-		    (!s->ruled[i].subkind || same_str(s->ruled[i].subkind, subkind)))
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, "pallas-triage run");
+	if (n > 1)
+		buf_addf(&b, " --repeat %zu: %s", n, cmp->kind == REPEAT_DIFFERENT ?
+			 "nondeterministic" : cmp->kind == REPEAT_SAME ? "deterministic" : "passed");
+	buf_adds(&b, n > 1 ? ", last run: " : ": ");
+	run_ending_text(&r[n - 1].res, &b);
+	if (r[n - 1].res.end == RUNNER_TIMED_OUT)
+		buf_addf(&b, " after %g s (a hang)", timeout);
+	return buf_detach(&b, NULL);
+}
+
+bool
+run_all_passed(const struct run_record *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (run_outcome_of(&r[i]) != OUTCOME_PASS)
 			return false;
-	s->ruled = xrealloc(s->ruled, (s->nruled + 1) * sizeof(*s->ruled));
-	s->ruled[s->nruled].cls = cls;
-	s->ruled[s->nruled].subkind = dup_or_null(subkind);
-	s->ruled[s->nruled].reason = xstrdup(reason);
-	s->nruled++;
-	return true;
+	return n > 0;
+}
+
+void
+run_judge(const struct run_record *r, size_t n, bool sweep, struct repeat_cmp *cmp,
+	  struct sweep_verdict *sv, struct buf *conclusion, struct buf *lines)
+{
+	memset(cmp, 0, sizeof(*cmp));
+	memset(sv, 0, sizeof(*sv));
+	sv->ruled_cls = CLASS_COUNT;
+	if (sweep) {
+		run_sweep_judge(r, sv);
+		buf_adds(conclusion, sv->text);
+		run_sweep_line(sv, lines);
+	} else if (n > 1) {
+		run_compare(r, n, cmp);
+		run_compare_text(cmp, r, conclusion);
+		run_compare_line(cmp, lines);
+	}
 }

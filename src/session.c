@@ -26,13 +26,6 @@ static const char *const status_names[SESSION_STATUS_COUNT] = {
 	"in-progress", "resolved", "blocked",
 };
 
-/* Environment facts: they describe the machine, not one failure, so they
- * survive a class change (docs/rules.md, "Facts"). */
-static const char *const env_names[] = {
-	"jax_version", "jaxlib_version", "libtpu_version", "device_kind", "chip",
-	"python_version", "xla_flags", "libtpu_init_args",
-};
-
 const char *
 attempt_result_name(enum attempt_result r)
 {
@@ -83,21 +76,6 @@ const char *
 session_status_name(enum session_status st)
 {
 	return st < SESSION_STATUS_COUNT ? status_names[st] : "?";
-}
-
-int
-session_status_parse(const char *s, enum session_status *out)
-{
-	for (int i = 0; i < SESSION_STATUS_COUNT; i++)
-		if (strcmp(s, status_names[i]) == 0)
-			return *out = (enum session_status)i, 0;
-	return -1;
-}
-
-static char *
-xstrdup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
 }
 
 struct session *
@@ -223,25 +201,12 @@ news_add(struct session_news *nw, const char *fmt, ...)
 	nw->msg[nw->n++] = buf_detach(&b, NULL);
 }
 
-/* "class" or "class/subkind", in buf. */
-static const char *
-class_label(char *buf, size_t len, enum pt_class c, const char *subkind)
-{
-	if (c >= CLASS_COUNT)
-		snprintf(buf, len, "fixed");
-	else if (subkind)
-		snprintf(buf, len, "%s/%s", class_name(c), subkind);
-	else
-		snprintf(buf, len, "%s", class_name(c));
-	return buf;
-}
-
 static void
 traj_push(struct session *s, enum pt_class c, const char *subkind, const char *why)
 {
 	s->traj = xrealloc(s->traj, (s->ntraj + 1) * sizeof(*s->traj));
 	s->traj[s->ntraj].cls = c;
-	s->traj[s->ntraj].subkind = xstrdup_or_null(subkind);
+	s->traj[s->ntraj].subkind = dup_or_null(subkind);
 	s->traj[s->ntraj].why = xstrdup(why);
 	s->ntraj++;
 }
@@ -270,23 +235,23 @@ static void
 snapshot(struct verdict_snapshot *d, const struct verdict *v)
 {
 	d->cls = v->cls;
-	d->subkind = xstrdup_or_null(v->subkind);
+	d->subkind = dup_or_null(v->subkind);
 	d->confidence = round3(v->confidence);
 	for (int c = 0; c < CLASS_COUNT; c++)
 		d->scores[c] = round3(v->scores[c].score);
 	d->runner_up = v->runner_up;
-	d->rule = xstrdup_or_null(v->top_rule ? v->top_rule->id : NULL);
-	d->message = xstrdup_or_null(v->message);
-	d->reason = xstrdup_or_null(v->reason);
-	d->key_line = xstrdup_or_null(v->key_line);
+	d->rule = dup_or_null(v->top_rule ? v->top_rule->id : NULL);
+	d->message = dup_or_null(v->message);
+	d->reason = dup_or_null(v->reason);
+	d->key_line = dup_or_null(v->key_line);
 	d->key_lineno = v->key_lineno;
 	d->location = location_text(&v->loc);
-	d->fingerprint = xstrdup_or_null(v->fingerprint);
-	d->fingerprint_text = xstrdup_or_null(v->fingerprint_text);
+	d->fingerprint = dup_or_null(v->fingerprint);
+	d->fingerprint_text = dup_or_null(v->fingerprint_text);
 	d->ev = v->nev ? xcalloc(v->nev, sizeof(*d->ev)) : NULL;
 	for (size_t i = 0; i < v->nev; i++) {
 		d->ev[i].line = v->ev[i].line;
-		d->ev[i].rule = xstrdup_or_null(v->ev[i].rule ? v->ev[i].rule->id : NULL);
+		d->ev[i].rule = dup_or_null(v->ev[i].rule ? v->ev[i].rule->id : NULL);
 		d->ev[i].text = xstrdup(v->ev[i].text ? v->ev[i].text : "");
 	}
 	d->nev = v->nev;
@@ -302,8 +267,8 @@ session_begin(struct session *s, const struct verdict *v, const char *log, const
 	s->log = xstrdup(log ? log : "-");
 	snapshot(&s->first, v);
 	s->cls = v->cls;
-	s->subkind = xstrdup_or_null(v->subkind);
-	s->fingerprint = xstrdup_or_null(v->fingerprint);
+	s->subkind = dup_or_null(v->subkind);
+	s->fingerprint = dup_or_null(v->fingerprint);
 	vars_copy(&s->vars, &v->vars, true);
 	traj_push(s, v->cls, v->subkind, "first diagnosis");
 }
@@ -318,39 +283,42 @@ ruled_out_has(const struct session *s, enum pt_class c, const char *subkind)
 	return false;
 }
 
-static void
-rule_out(struct session *s, enum pt_class c, const char *subkind, const char *reason,
-	 struct session_news *nw)
+bool
+session_rule_out(struct session *s, enum pt_class c, const char *subkind, const char *reason,
+		 struct session_news *nw)
 {
-	char lab[96];
+	char *lab;
 
 	if (ruled_out_has(s, c, subkind))
-		return;
+		return false;
 	s->ruled = xrealloc(s->ruled, (s->nruled + 1) * sizeof(*s->ruled));
 	s->ruled[s->nruled].cls = c;
-	s->ruled[s->nruled].subkind = xstrdup_or_null(subkind);
+	s->ruled[s->nruled].subkind = dup_or_null(subkind);
 	s->ruled[s->nruled].reason = xstrdup(reason);
 	s->nruled++;
-	news_add(nw, "ruled out %s: %s", class_label(lab, sizeof(lab), c, subkind), reason);
+	lab = class_label(c, subkind);
+	news_add(nw, "ruled out %s: %s", lab, reason);
+	free(lab);
+	return true;
 }
 
 static void
 move_to(struct session *s, enum pt_class c, const char *subkind, const char *verb,
 	const char *why, struct session_news *nw)
 {
-	char from[96], to[96];
+	char *from = class_label(s->cls, s->subkind), *to = class_label(c, subkind);
 
-	class_label(from, sizeof(from), s->cls, s->subkind);
-	class_label(to, sizeof(to), c, subkind);
-	if (strcmp(from, to) == 0)
-		return;
-	s->cls = c;
-	free(s->subkind);
-	s->subkind = xstrdup_or_null(subkind);
-	traj_push(s, c, subkind, why);
-	if (nw)
-		nw->flags |= NEWS_CLASS;
-	news_add(nw, "%s: %s -> %s (%s)", verb, from, to, why);
+	if (strcmp(from, to) != 0) {
+		s->cls = c;
+		free(s->subkind);
+		s->subkind = dup_or_null(subkind);
+		traj_push(s, c, subkind, why);
+		if (nw)
+			nw->flags |= NEWS_CLASS;
+		news_add(nw, "%s: %s -> %s (%s)", verb, from, to, why);
+	}
+	free(from);
+	free(to);
 }
 
 /*
@@ -430,7 +398,7 @@ session_interpret(struct session *s, enum interp_answer a, struct session_news *
 		return 0;
 	}
 	for (size_t i = 0; i < p->nout; i++)
-		rule_out(s, p->out[i].cls, p->out[i].subkind, p->reason, nw);
+		session_rule_out(s, p->out[i].cls, p->out[i].subkind, p->reason, nw);
 	snprintf(why, sizeof(why), "interpret mode: %s", interp_answer_name(a));
 	if (current_ruled_out(s))
 		rerank(s, p, why, nw);
@@ -486,23 +454,30 @@ session_plan(const struct session *s, const struct ruleset *rs, const struct run
 	return k;
 }
 
+const struct rung *
+session_next_rung(const struct session *s, const struct ruleset *rs)
+{
+	const struct rung **plan = NULL, *r;
+
+	r = session_plan(s, rs, &plan) ? plan[0] : NULL;
+	free(plan);
+	return r;
+}
+
 void
 session_check_exhausted(struct session *s, const struct ruleset *rs, struct session_news *nw)
 {
-	const struct rung **plan = NULL;
-	char lab[96];
+	char *lab;
 
-	if (s->status != SESSION_IN_PROGRESS)
+	if (s->status != SESSION_IN_PROGRESS || session_next_rung(s, rs))
 		return;
-	if (session_plan(s, rs, &plan) == 0) {
-		s->status = SESSION_BLOCKED;
-		if (nw)
-			nw->flags |= NEWS_BLOCKED | NEWS_EXHAUSTED;
-		news_add(nw, "no rung left on the %s ladder after %zu attempt%s: stop here and "
-			 "escalate with the report", class_label(lab, sizeof(lab), s->cls, s->subkind),
-			 s->nattempts, s->nattempts == 1 ? "" : "s");
-	}
-	free(plan);
+	s->status = SESSION_BLOCKED;
+	if (nw)
+		nw->flags |= NEWS_BLOCKED | NEWS_EXHAUSTED;
+	lab = class_label(s->cls, s->subkind);
+	news_add(nw, "no rung left on the %s ladder after %zu attempt%s: stop here and "
+		 "escalate with the report", lab, s->nattempts, s->nattempts == 1 ? "" : "s");
+	free(lab);
 }
 
 /*
@@ -546,19 +521,20 @@ check_record(const struct session *s, const struct ruleset *rs, const struct att
 	return 0;
 }
 
+/* Environment facts describe the machine, not one failure, so the first
+ * log's survive a class change (docs/rules.md, "Facts"). */
 static void
-set_current_from_verdict(struct session *s, const struct verdict *nv)
+set_current_from_verdict(struct session *s, const struct ruleset *rs, const struct verdict *nv)
 {
+	const struct vars *first = &s->first.vars;
+
 	vars_release(&s->vars);
 	vars_copy(&s->vars, &nv->vars, true);
-	for (size_t i = 0; i < ARRAY_SIZE(env_names); i++) {
-		const char *v = vars_get(&s->first.vars, env_names[i]);
-
-		if (v)
-			vars_set(&s->vars, env_names[i], v, false);
-	}
+	for (size_t i = 0; i < first->n; i++)
+		if (ruleset_is_env_field(rs, first->v[i].name))
+			vars_set(&s->vars, first->v[i].name, first->v[i].value, false);
 	free(s->fingerprint);
-	s->fingerprint = xstrdup_or_null(nv->fingerprint);
+	s->fingerprint = dup_or_null(nv->fingerprint);
 }
 
 static void
@@ -591,7 +567,7 @@ record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 	const struct rung **plan = NULL;
 	const char *key = NULL;
 
-	a->fingerprint = xstrdup_or_null(s->fingerprint);
+	a->fingerprint = dup_or_null(s->fingerprint);
 	for (size_t i = 0; r && r->family && i < ARRAY_SIZE(hypothesis_rungs); i++) {
 		char *reason, why[32];
 
@@ -599,7 +575,7 @@ record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 			continue;
 		reason = xasprintf("the failure survives attempt %d: %s", a->n,
 				   r->action ? r->action : r->id);
-		rule_out(s, rcls, hypothesis_rungs[i].subkind, reason, nw);
+		session_rule_out(s, rcls, hypothesis_rungs[i].subkind, reason, nw);
 		free(reason);
 		snprintf(why, sizeof(why), "attempt %d", a->n);
 		if (s->cls == rcls && (numerics_undecided(s) || (s->subkind &&
@@ -607,7 +583,7 @@ record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 			move_to(s, s->cls, hypothesis_rungs[i].to, "re-ranked", why, nw);
 	}
 	a->cls_after = s->cls;
-	a->subkind_after = xstrdup_or_null(s->subkind);
+	a->subkind_after = dup_or_null(s->subkind);
 	/* at the cap the walk stops anyway: moving on would only add noise */
 	if (++s->same_streak < SESSION_SAME_LIMIT || s->nattempts >= SESSION_ATTEMPT_CAP)
 		return;
@@ -648,7 +624,6 @@ static void
 new_failure(struct session *s, struct attempt *a, enum pt_class before)
 {
 	struct buf note = BUF_INIT;
-	char lab[96];
 	size_t k = 0;
 
 	for (size_t i = 0; i < s->nruled; i++) {
@@ -656,10 +631,13 @@ new_failure(struct session *s, struct attempt *a, enum pt_class before)
 		bool shown = r->cls == s->cls &&
 			     (!r->subkind || (s->subkind && strcmp(r->subkind, s->subkind) == 0));
 
-		if (shown && !from_interpret(r))
+		if (shown && !from_interpret(r)) {
+			char *lab = class_label(r->cls, r->subkind);
+
 			buf_addf(&note, "%s%s had been ruled out (%s), but the new log shows it",
-				 note.len ? "; " : "", class_label(lab, sizeof(lab), r->cls, r->subkind),
-				 r->reason);
+				 note.len ? "; " : "", lab, r->reason);
+			free(lab);
+		}
 		if (shown || from_interpret(r)) {
 			free(r->subkind);
 			free(r->reason);
@@ -679,28 +657,28 @@ new_failure(struct session *s, struct attempt *a, enum pt_class before)
 }
 
 static void
-record_new(struct session *s, struct attempt *a, const struct verdict *nv,
-	   struct session_news *nw)
+record_new(struct session *s, const struct ruleset *rs, struct attempt *a,
+	   const struct verdict *nv, struct session_news *nw)
 {
 	char why[32];
 
 	s->same_streak = 0;
 	if (!nv) {
 		a->cls_after = s->cls;
-		a->subkind_after = xstrdup_or_null(s->subkind);
+		a->subkind_after = dup_or_null(s->subkind);
 		a->note = xstrdup("no new log was given, so the class is taken as unchanged");
 	} else if (nv->cls == CLASS_UNKNOWN) {
 		a->cls_after = CLASS_UNKNOWN;
-		a->fingerprint = xstrdup_or_null(nv->fingerprint);
+		a->fingerprint = dup_or_null(nv->fingerprint);
 		a->note = xasprintf("the new log shows no recognised Pallas failure; the walk stays "
 				    "on the %s ladder", class_name(s->cls));
 	} else {
 		enum pt_class before = s->cls;
 
 		a->cls_after = nv->cls;
-		a->subkind_after = xstrdup_or_null(nv->subkind);
-		a->fingerprint = xstrdup_or_null(nv->fingerprint);
-		set_current_from_verdict(s, nv);
+		a->subkind_after = dup_or_null(nv->subkind);
+		a->fingerprint = dup_or_null(nv->fingerprint);
+		set_current_from_verdict(s, rs, nv);
 		snprintf(why, sizeof(why), "attempt %d", a->n);
 		move_to(s, nv->cls, nv->subkind, "class changed", why, nw);
 		if (nv->cls != before)
@@ -748,14 +726,14 @@ attempt_push(struct session *s, const struct ruleset *rs, const struct attempt_i
 	memset(a, 0, sizeof(*a));
 	a->n = (int)s->nattempts;
 	a->rung = xstrdup(in->rung ? in->rung : SESSION_RUNG_CUSTOM);
-	a->family = xstrdup_or_null(r ? r->family : NULL);
+	a->family = dup_or_null(r ? r->family : NULL);
 	if (in->change && *in->change)
 		a->change = xstrdup(in->change);
 	else
 		a->change = r ? ladder_change_text(rs, r, &s->vars, NULL) : xstrdup("");
 	a->result = in->result;
 	a->cls_before = s->cls;
-	a->log = xstrdup_or_null(in->log);
+	a->log = dup_or_null(in->log);
 	a->time = xstrdup(now);
 	return a;
 }
@@ -789,7 +767,7 @@ session_record(struct session *s, const struct ruleset *rs, const struct attempt
 		else if (a->result == RESULT_SAME)
 			record_same(s, rs, a, r, rcls, nw);
 		else
-			record_new(s, a, nv, nw);
+			record_new(s, rs, a, nv, nw);
 		if (s->status == SESSION_IN_PROGRESS && s->nattempts >= SESSION_ATTEMPT_CAP) {
 			s->status = SESSION_BLOCKED;
 			if (nw)

@@ -364,30 +364,16 @@ util_stat_key(struct buf *key, const char *dir, char *const *names)
 }
 
 const char *
-util_now(char *buf, size_t len)
+util_now(struct util_time *t, const char *fixed)
 {
-	const char *fixed = getenv("PALLAS_TRIAGE_NOW");
-	time_t t = time(NULL);
+	time_t now = time(NULL);
 	struct tm tm;
 
-	if (fixed && *fixed) {
-		snprintf(buf, len, "%s", fixed);
-		return buf;
+	if (fixed) {
+		snprintf(t->iso, sizeof(t->iso), "%s", fixed);
+		return t->iso;
 	}
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
-}
-
-unsigned
-util_threads(void)
-{
-	const char *v = getenv("PALLAS_TRIAGE_THREADS");
-	char *end;
-	long n;
-
-	if (!v || !*v)
-		return 0;
-	n = strtol(v, &end, 10);
-	return *end == '\0' && n >= 1 && n <= 64 ? (unsigned)n : 0;
+	gmtime_r(&now, &tm);
+	strftime(t->iso, sizeof(t->iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return t->iso;
 }

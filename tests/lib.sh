@@ -22,6 +22,13 @@ not_ok() { nfail=$((nfail + 1)); echo "FAIL $1"; }
 # check NAME COMMAND...: the command must succeed
 check() { n=$1; shift; if "$@"; then ok "$n"; else not_ok "$n"; fi; }
 finish() { echo "$npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }
+# lacks FILE STRING: FILE is not empty and no line of it holds STRING (a
+# fixed string). `grep -qv X` would pass whenever some other line exists,
+# and `! grep -q X` on empty output would pass when the command printed
+# nothing at all; this passes only on real output without X.
+lacks() { [ -s "$1" ] && ! grep -qF -- "$2" "$1"; }
+# every_line FILE STRING: FILE is not empty and every line of it holds STRING.
+every_line() { [ -s "$1" ] && ! grep -vqF -- "$2" "$1"; }
 # no_raw_controls FILE: no C0 control but newline and tab, no DEL, and no C1
 # control, neither UTF-8 encoded (U+0080..U+009F) nor a raw byte 0x80..0x9f
 # outside UTF-8 (an 8-bit terminal takes 0x9b as CSI)

@@ -140,6 +140,15 @@ int classify_fd(const struct ruleset *rs, int fd, const char *name, const struct
 struct litset *classify_prefilter_new(const struct ruleset *rs);
 /* Classify a log held in memory. */
 void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct verdict *v);
+/*
+ * Classify the log the user named (classify_path.c): a file, or standard
+ * input for "-" (named "<stdin>" in v). kernel (may be NULL) is the
+ * --kernel FILE the user named: the rules' kernel context holds on their
+ * word. threads as in struct classify_opts. A file that cannot be opened,
+ * or a directory, fails with PT_EXIT_DATA. Release v with verdict_release().
+ */
+int classify_path(const struct ruleset *rs, const char *path, const char *kernel,
+		  unsigned threads, struct verdict *v, struct pt_err *err);
 
 /*
  * Derive advice values (vmem_limit_bytes, block_legal, block_halved_minor,

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "pt/diag.h"
+#include "pt/settings.h"
 
 struct ruleset;
 
@@ -23,6 +24,7 @@ struct pt_ctx {
 	bool no_input;               /* --no-input: never prompt */
 	struct ruleset *rules;       /* loaded by the dispatcher for CMD_NEEDS_RULES */
 	char *rules_origin;          /* where the rules were found (owned) */
+	struct settings env;         /* the PALLAS_TRIAGE_* environment, read once by main() */
 };
 
 enum cmd_flags {

@@ -22,8 +22,6 @@ struct diagnosis_opts {
 	const char *source;  /* the log's name, for the header */
 };
 
-/* Environment fields in display order, with their labels. */
-extern const char *const diagnosis_env_fields[];
 
 void diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 		     const struct diagnosis_opts *o);

@@ -42,15 +42,25 @@ struct http_opts {
 };
 
 /*
+ * What the user asked for in the environment (pt/settings.h reads it), as
+ * given; NULL where unset. Messages name the variables.
+ */
+struct http_env {
+	const char *timeout;         /* PALLAS_TRIAGE_HTTP_TIMEOUT, seconds */
+	const char *connect_timeout; /* PALLAS_TRIAGE_HTTP_CONNECT_TIMEOUT, seconds */
+	const char *deadline;        /* PALLAS_TRIAGE_HTTP_DEADLINE, seconds */
+	const char *backoff;         /* PALLAS_TRIAGE_HTTP_BACKOFF, seconds */
+	const char *ca_bundle;       /* PALLAS_TRIAGE_CA_BUNDLE, a file */
+};
+
+/*
  * Fill o with the defaults (timeouts 10 s connect / 60 s total, post
  * deadline 120 s, backoff 1 s, 5 attempts, 5 redirects, 4 MiB body), then
- * apply the environment: PALLAS_TRIAGE_HTTP_TIMEOUT,
- * PALLAS_TRIAGE_HTTP_CONNECT_TIMEOUT, PALLAS_TRIAGE_HTTP_DEADLINE,
- * PALLAS_TRIAGE_HTTP_BACKOFF (seconds, fractions allowed) and
- * PALLAS_TRIAGE_CA_BUNDLE (a file; o keeps a borrowed pointer into the
- * environment). A malformed value is an error (PT_EXIT_USAGE).
+ * apply env (may be NULL): the seconds may have fractions; o keeps a
+ * borrowed pointer to the CA file name. A malformed value is an error
+ * (PT_EXIT_USAGE).
  */
-int http_opts_init(struct http_opts *o, struct pt_err *err);
+int http_opts_init(struct http_opts *o, const struct http_env *env, struct pt_err *err);
 
 struct http_response {
 	long status;              /* HTTP status of the final answer, 0 if none came */

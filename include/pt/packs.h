@@ -89,9 +89,14 @@ int packs_load(struct ruleset *rs, struct diag *d);
  * failing examples to out, and the return is -1 with err (PT_EXIT_DATA);
  * I/O failures are PT_EXIT_SYSTEM. On any failure the store is unchanged.
  * On success *nrules (may be NULL) is the number of rules in the pack.
+ * crash_at is a test hook (PALLAS_TRIAGE_TEST_CRASH): the process kills
+ * itself with SIGKILL at that step of the install ("after-file",
+ * "after-metadata") so tests can show that a crash leaves the old or the
+ * new pack, never a mix. NULL in real use.
  */
 int pack_add(const char *base_dir, const struct pack *meta, const char *text, size_t len,
-	     const char *shown, struct diag *d, FILE *out, long long *nrules, struct pt_err *err);
+	     const char *shown, struct diag *d, FILE *out, long long *nrules,
+	     const char *crash_at, struct pt_err *err);
 
 /*
  * The origin confirmed pack `name` is still the content with hash sha256

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The escalation report: a model built once from a session (and the ruleset,
- * for what to try next and the debug flags), then printed by one of a table
- * of writers (text, md, json). Redaction happens while building, so every
- * writer prints the same, already-masked strings. Output is deterministic:
- * the only times in it are the session's own (set PALLAS_TRIAGE_NOW in tests).
+ * for the environment fields, what to try next and the debug flags), then
+ * printed by one of a table of writers (text, md, json). Redaction happens
+ * while building, so every writer prints the same, already-masked strings.
+ * Output is deterministic: the only times in it are the session's own (set
+ * PALLAS_TRIAGE_NOW in tests).
  */
 #ifndef PT_REPORT_H
 #define PT_REPORT_H
@@ -54,7 +55,8 @@ struct report {
 	size_t nevidence;
 	struct report_kv *values;   /* captured and derived values that are not environment */
 	size_t nvalues;
-	struct report_kv *env;      /* environment fingerprint, fixed order */
+	struct report_kv *env;      /* environment fingerprint: key the field the rules'
+				     * facts set, in their order; value NULL: not in the log */
 	size_t nenv;
 	char *interpret;            /* the answer and what it means */
 	struct report_kv *ruled;    /* key: class[/subkind], value: the evidence */
@@ -83,7 +85,8 @@ struct report {
 #define REPORT_INIT { 0 }
 
 /*
- * Build r from s. rs may be NULL (then no next rungs and no flag snippets).
+ * Build r from s. rs may be NULL (then no environment rows, next rungs or
+ * flag snippets).
  * With redact, home directories become "~" and host names "<host>".
  * Release with report_release().
  */
@@ -106,8 +109,14 @@ int report_write(const struct report *r, const char *format, FILE *fp, struct pt
 int report_write_file(const struct report *r, const char *format, const char *path,
 		      bool user_path, struct pt_err *err);
 
-/* The json writer (report_json.c). Returns -1 on a write error. */
+/* The writers of the table (report_text.c, report_md.c, report_json.c).
+ * Each returns -1 on a write error it sees; report_write() checks the stream. */
+int report_write_text(const struct report *r, FILE *fp);
+int report_write_md(const struct report *r, FILE *fp);
 int report_write_json(const struct report *r, FILE *fp);
+
+/* A debug flag as one line: "SNIPPET  # WHY; NOTE". Returns a new string. */
+char *report_flag_line(const struct report_flag *f);
 
 /*
  * Write REPORT_MD_FILE and REPORT_JSON_FILE into dir atomically. Sets
@@ -116,7 +125,11 @@ int report_write_json(const struct report *r, FILE *fp);
 int report_write_files(const struct report *r, const char *dir, char **md, char **json,
 		       struct pt_err *err);
 
-/* Returns a new string: s with home directories and host names masked. */
+/*
+ * Returns a new string: s with home directories (/home/NAME, /Users/NAME,
+ * /root, $HOME) as "~" and host names (this machine's when it holds a digit
+ * or a dash, TPU VM names t1v-n-...) as "<host>" (report_redact.c).
+ */
 char *report_redact(const char *s);
 
 #endif

@@ -12,11 +12,8 @@
 #ifndef PT_REPORT_POST_H
 #define PT_REPORT_POST_H
 
-#include <stdbool.h>
 #include "pt/buf.h"
 #include "pt/diag.h"
-
-struct pt_ctx;
 
 #define REPORT_POST_SCHEMA 1
 #define REPORT_POST_MAX_BYTES (8u << 20)   /* each report file */
@@ -28,16 +25,5 @@ struct pt_ctx;
  * either is not a regular file (a symbolic link is never followed).
  */
 int report_post_payload(const char *dir, struct buf *out, struct pt_err *err);
-
-/*
- * The command layer of `report --post URL` (src/cmd_report_post.c), called
- * by cmd_report.c after option parsing. With a session in the current
- * directory the report is built (masked when redact) and written to the
- * report files first; without one, report files already there are posted.
- * The token comes from $PALLAS_TRIAGE_TOKEN. Prints the outcome and returns
- * PT_EXIT_*: 0 posted, 1 nothing to post, 2 usage, 3 corrupt session or
- * report, 4 the webhook could not be reached or refused the report.
- */
-int cmd_report_post(const char *url, bool allow_http, bool redact, struct pt_ctx *ctx);
 
 #endif

@@ -31,6 +31,12 @@ enum pt_class {
 };
 
 const char *class_name(enum pt_class c);
+/*
+ * The label of a diagnosis everywhere it is shown: "class", or
+ * "class/subkind" when subkind is not NULL. CLASS_COUNT, which a session
+ * uses for "no failure any more", is "fixed". Returns a new string (free()).
+ */
+char *class_label(enum pt_class c, const char *subkind);
 /* Returns CLASS_COUNT for an unknown name. */
 enum pt_class class_from_name(const char *name);
 
@@ -223,12 +229,23 @@ const struct flag_def *ruleset_find_flag(const struct ruleset *rs, const char *i
 int ruleset_find_context(const struct ruleset *rs, const char *id);
 
 /*
- * Find the rules directory: opt (from --rules), $PALLAS_TRIAGE_RULES,
- * $XDG_DATA_HOME/pallas-triage/rules (or ~/.local/share/...), the installed
- * data directory, the source tree's rules/. Returns a new string (free()), or
- * NULL with err set when none exists.
+ * The environment fields (jax_version, chip, ...): the names the facts set
+ * (`sets`), each once, in the order the facts were loaded. This is the one
+ * list of them: every printer of the environment asks the rules. Returns
+ * the count; *out is a new NULL-terminated array of names borrowed from rs
+ * (free() the array only).
  */
-char *rules_locate(const char *opt, struct pt_err *err);
+size_t ruleset_env_fields(const struct ruleset *rs, const char ***out);
+/* Does a fact of rs set name? */
+bool ruleset_is_env_field(const struct ruleset *rs, const char *name);
+
+/*
+ * Find the rules directory: opt (from --rules), env (from
+ * $PALLAS_TRIAGE_RULES; may be NULL), $XDG_DATA_HOME/pallas-triage/rules
+ * (or ~/.local/share/...), the installed data directory, the source tree's
+ * rules/. Returns a new string (free()), or NULL with err set when none exists.
+ */
+char *rules_locate(const char *opt, const char *env, struct pt_err *err);
 /* The user's rules directory (for packs); a new string. */
 char *rules_user_dir(void);
 

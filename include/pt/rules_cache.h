@@ -13,7 +13,7 @@
  *
  * A cache file that is missing, stale, truncated or corrupt is a miss, never
  * an error. Writing is best effort and atomic. PALLAS_TRIAGE_NO_CACHE=1
- * turns the cache off.
+ * turns the cache off: the command layer then calls neither function.
  */
 #ifndef PT_RULES_CACHE_H
 #define PT_RULES_CACHE_H

@@ -28,8 +28,6 @@ void pattern_free(struct pattern *p);
 int examples_parse(const struct ynode *en, struct example_lists *out, const char *file,
 		   struct diag *d);
 void examples_free(struct example *ex, size_t n);
-/* A copy of s, or NULL. */
-char *dup_or_null(const char *s);
 
 /* contexts.c: the `contexts` list and the `confidence` mapping. */
 int contexts_parse_section(struct ruleset *rs, const struct ynode *list, const char *file,

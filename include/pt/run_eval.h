@@ -119,10 +119,25 @@ void run_sweep_line(const struct sweep_verdict *sv, struct buf *out);
 enum attempt_result run_attempt_result(const struct session *s, bool passed,
 				       const struct verdict *v);
 
+/* True when runs r[0..n) all passed (and there was one). */
+bool run_all_passed(const struct run_record *r, size_t n);
+
 /*
- * Add (cls, subkind) to the session's ruled-out list with reason, unless it
- * is already there. Returns true when it was added.
+ * What runs r[0..n) say together: for a sweep (all RUN_NLEVELS runs) its
+ * verdict in sv, else for n > 1 the comparison in cmp (both are set either
+ * way: zero, and sv->ruled_cls CLASS_COUNT, when they do not apply). The
+ * conclusion for people is appended to conclusion, the evidence line(s) for
+ * the classifier to lines. Release sv with sweep_verdict_release().
  */
-bool run_rule_out(struct session *s, enum pt_class cls, const char *subkind, const char *reason);
+void run_judge(const struct run_record *r, size_t n, bool sweep, struct repeat_cmp *cmp,
+	       struct sweep_verdict *sv, struct buf *conclusion, struct buf *lines);
+
+/*
+ * The note a recorded attempt keeps of the runs r[0..n) (n >= 1; cmp when
+ * n > 1; timeout: --timeout in seconds): "pallas-triage run --repeat 3:
+ * nondeterministic, last run: exit 1". Returns a new string.
+ */
+char *run_attempt_note(const struct run_record *r, size_t n, const struct repeat_cmp *cmp,
+		       double timeout);
 
 #endif

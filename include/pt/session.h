@@ -22,6 +22,7 @@
 #include "pt/classify.h"
 #include "pt/diag.h"
 #include "pt/rules.h"
+#include "pt/util.h"
 #include "pt/vars.h"
 
 #define SESSION_DIR ".pallas-triage"
@@ -45,7 +46,6 @@ const char *interp_answer_name(enum interp_answer a);
 int interp_answer_parse(const char *s, enum interp_answer *out);
 /* "in-progress", "resolved", "blocked". */
 const char *session_status_name(enum session_status st);
-int session_status_parse(const char *s, enum session_status *out);
 
 struct ev_line {
 	size_t line;                /* 1-based line in the log */
@@ -151,7 +151,7 @@ void session_free(struct session *s);
 /*
  * Start s from a verdict: snapshot the diagnosis, set the current class and
  * the first trajectory step. log names the log as the user gave it; now is
- * the ISO-8601 time (see util_now() in pt/util.h).
+ * the ISO-8601 time (session_txn_now()).
  */
 void session_begin(struct session *s, const struct verdict *v, const char *log, const char *now);
 
@@ -191,6 +191,8 @@ int session_interpret(struct session *s, enum interp_answer a, struct session_ne
  * count; *out is a new array of borrowed rung pointers (free() the array).
  */
 size_t session_plan(const struct session *s, const struct ruleset *rs, const struct rung ***out);
+/* The first rung of session_plan() (borrowed from rs), or NULL when none is left. */
+const struct rung *session_next_rung(const struct session *s, const struct ruleset *rs);
 
 /* What the user reports for one rung. */
 struct attempt_in {
@@ -210,6 +212,13 @@ struct attempt_in {
 int session_record(struct session *s, const struct ruleset *rs, const struct attempt_in *in,
 		   const struct verdict *nv, const char *now, struct session_news *nw,
 		   struct pt_err *err);
+
+/*
+ * Rule out class c (subkind NULL: the whole class) for reason, unless it is
+ * ruled out already; news says so. Returns true when an entry was added.
+ */
+bool session_rule_out(struct session *s, enum pt_class c, const char *subkind, const char *reason,
+		      struct session_news *nw);
 
 /* Did an attempt move the failure to another class? */
 bool session_class_changed(const struct session *s);
@@ -268,6 +277,82 @@ int session_save(const struct session *s, const char *dir, struct pt_err *err);
  * with *archived NULL.
  */
 int session_archive(const char *dir, char **archived, struct pt_err *err);
+
+/* --- one change of the stored session (session_txn.c) --- */
+
+/*
+ * Every command that changes the session does it the same way: open the
+ * transaction (lock the directory, load or begin the session), change t->s
+ * with the model functions above, commit, release. The lock is held from
+ * open to release, so no other writer changes the file between this load
+ * and this save; a walk commits after every answer under one lock. Released
+ * without a commit, the file stays as it was.
+ */
+struct session_txn {
+	const char *dir;            /* the session directory (borrowed) */
+	const char *fixed_now;      /* PALLAS_TRIAGE_NOW, or NULL: the clock (borrowed) */
+	int lock;                   /* the lock's fd; -1 when not held */
+	struct session *s;          /* the session, owned; NULL until opened */
+	struct util_time now;       /* filled by session_txn_now() */
+};
+
+#define SESSION_TXN_INIT { NULL, NULL, -1, NULL, { "" } }
+
+/*
+ * Lock dir and load its session into t->s. No session: PT_EXIT_FINDING, and
+ * dir is not created; a corrupt one: PT_EXIT_DATA; held by another writer:
+ * PT_EXIT_SYSTEM naming its pid. Release t with session_txn_release() also
+ * after a failure.
+ */
+int session_open_locked(struct session_txn *t, const char *dir, const char *fixed_now,
+			struct pt_err *err);
+
+/* What session_open_for() found, for the command to tell the user. */
+struct session_opened {
+	bool resumed;               /* the session in progress for this failure goes on */
+	char *archived;             /* where another failure's session was moved (free()), or NULL */
+	bool archived_other;        /* ... it had a fingerprint: another failure, not an earlier one */
+	enum session_status archived_status;
+	enum { PRE_DEBUG_NONE, PRE_DEBUG_SAVED, PRE_DEBUG_KEPT } pre_debug;
+};
+
+/*
+ * Lock dir (creating it) and open the session for verdict v of the log the
+ * user named log_name: resume the session in progress for the same failure
+ * (class and fingerprint), else move whatever is there to the archive and
+ * begin a new one from v. With kernel (may be NULL), kernel.pre-debug is
+ * saved first (an existing copy is kept). The session is saved before this
+ * returns. An unreadable kernel fails (PT_EXIT_DATA) before anything is
+ * archived. Release o with session_opened_release().
+ */
+int session_open_for(struct session_txn *t, const char *dir, const struct verdict *v,
+		     const char *log_name, const char *kernel, const char *fixed_now,
+		     struct session_opened *o, struct pt_err *err);
+void session_opened_release(struct session_opened *o);
+
+/* The current time (or t->fixed_now) for the change in hand: attempts, created. */
+const char *session_txn_now(struct session_txn *t);
+
+/*
+ * Save t->s atomically, stamped updated now. When the walk has stopped
+ * without a fix, or was fixed at the last attempt, and its report is not
+ * written yet, the report files (REPORT_MD_FILE and REPORT_JSON_FILE, rs
+ * says what to try next; masked with redact) are written into the working
+ * directory and their paths kept in the session, which is saved again: a
+ * report that cannot be written loses no recorded answer.
+ */
+int session_commit(struct session_txn *t, const struct ruleset *rs, bool redact,
+		   struct pt_err *err);
+
+/*
+ * Keep data as the log of the next attempt, t->dir/logs/attempt-N.log.
+ * *path gets the new file's name (free()).
+ */
+int session_txn_save_log(struct session_txn *t, const char *data, size_t len, char **path,
+			 struct pt_err *err);
+
+/* Unlock and free t->s; t may be unopened or failed. */
+void session_txn_release(struct session_txn *t);
 
 /*
  * Machine-readable summaries for --json. Each returns a new string (free()).

@@ -64,15 +64,16 @@ void util_names_free(char **names);
  */
 void util_stat_key(struct buf *key, const char *dir, char *const *names);
 
-/* The current time as ISO-8601 UTC ("2026-11-29T21:00:00Z") in buf, or
- * $PALLAS_TRIAGE_NOW verbatim when it is set (tests fix the clock). Returns buf. */
-const char *util_now(char *buf, size_t len);
+/* A time as written into sessions, reports and pack metadata. */
+struct util_time {
+	char iso[64];               /* ISO-8601 UTC, "2026-11-29T21:00:00Z" */
+};
 
 /*
- * Threads for one log (classify_fd()): $PALLAS_TRIAGE_THREADS when it is a
- * number from 1 to 64, else 0 (automatic).
+ * The current time into t, or fixed (PALLAS_TRIAGE_NOW: tests fix the
+ * clock) verbatim, cut to fit, when it is not NULL. Returns t->iso.
  */
-unsigned util_threads(void);
+const char *util_now(struct util_time *t, const char *fixed);
 
 /* Parse a non-negative decimal integer; returns -1 on junk or overflow. */
 int util_parse_size(const char *s, unsigned long long *out);

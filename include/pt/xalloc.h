@@ -17,6 +17,8 @@ void *xrealloc(void *p, size_t n);
 void xgrow(void **p, size_t *alloc, size_t need, size_t elt);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* xstrdup(s), or NULL when s is NULL. */
+char *dup_or_null(const char *s);
 char *xasprintf(const char *fmt, ...) PT_PRINTF(1, 2);
 
 #define XGROW(p, alloc, need) xgrow((void **)&(p), &(alloc), (need), sizeof(*(p)))

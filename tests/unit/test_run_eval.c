@@ -240,12 +240,12 @@ test_session(void)
 	s->attempts[0].fingerprint = xstrdup("numerics-2");
 	CHECK_INTEQ(run_attempt_result(s, false, &v), RESULT_SAME);
 
-	CHECK(run_rule_out(s, CLASS_NUMERICS, "logic", "sweep"));
-	CHECK(!run_rule_out(s, CLASS_NUMERICS, "logic", "again"));
-	CHECK(run_rule_out(s, CLASS_NUMERICS, "precision", "other"));
+	CHECK(session_rule_out(s, CLASS_NUMERICS, "logic", "sweep", NULL));
+	CHECK(!session_rule_out(s, CLASS_NUMERICS, "logic", "again", NULL));
+	CHECK(session_rule_out(s, CLASS_NUMERICS, "precision", "other", NULL));
 	CHECK_INTEQ(s->nruled, 2);
-	CHECK(run_rule_out(s, CLASS_LAYOUT, NULL, "whole class"));
-	CHECK(!run_rule_out(s, CLASS_LAYOUT, "block", "covered by the whole class"));
+	CHECK(session_rule_out(s, CLASS_LAYOUT, NULL, "whole class", NULL));
+	CHECK(!session_rule_out(s, CLASS_LAYOUT, "block", "covered by the whole class", NULL));
 	CHECK_INTEQ(s->nruled, 3);
 	session_free(s);
 }

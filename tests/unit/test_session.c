@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the session model (transitions, the interpret partition, the
- * family and cap rules), its JSON round trip and strict loading, and report
- * redaction. Ladders come from tests/fixtures/walk-rules.
+ * family and cap rules), its JSON round trip and strict loading, the store's
+ * transaction, and report redaction. Ladders come from
+ * tests/fixtures/walk-rules.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pt/report.h"
 #include "pt/rules.h"
 #include "pt/run_eval.h"
 #include "pt/session.h"
+#include "pt/util.h"
 #include "test.h"
 
 #define NOW "2026-01-02T03:04:05Z"
@@ -218,7 +221,8 @@ test_new_class_asks_again(const struct ruleset *rs)
 	CHECK_INTEQ(s->nruled, 0);
 	CHECK_INTEQ(s->interp, INTERP_UNASKED);
 	/* a ruling from evidence (a precision sweep) that a new log contradicts */
-	CHECK(run_rule_out(s, CLASS_NUMERICS, "precision", "the sweep says so"));
+	CHECK(session_rule_out(s, CLASS_NUMERICS, "precision", "the sweep says so", NULL));
+	CHECK(!session_rule_out(s, CLASS_NUMERICS, "precision", "again", NULL));
 	fake_verdict(&prec, CLASS_NUMERICS, "precision", "numerics-4");
 	CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_NEW, &prec, &nw) == 0);
 	CHECK_INTEQ(s->nruled, 0);
@@ -329,12 +333,73 @@ test_report(const struct ruleset *rs)
 	session_free(NULL);
 }
 
+/* One change as a transaction: open, commit, the lock, the report at the stop. */
+static void
+test_txn(const struct ruleset *rs)
+{
+	struct session_txn t = SESSION_TXN_INIT, u = SESSION_TXN_INIT;
+	struct session_opened o;
+	struct pt_err err = PT_ERR_INIT;
+	struct verdict v, other;
+	char tmpl[] = "/tmp/pt-txn-XXXXXX", rm[64], *log = NULL;
+	const char *dir = "sess";
+
+	CHECK(mkdtemp(tmpl) != NULL && chdir(tmpl) == 0);
+	fake_verdict(&v, CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	fake_verdict(&other, CLASS_LAYOUT, NULL, "layout-1");
+	/* no session: an error, and nothing is created */
+	CHECK(session_open_locked(&t, dir, NOW, &err) < 0);
+	CHECK_INTEQ(err.status, PT_EXIT_FINDING);
+	CHECK(!util_is_dir(dir));
+	session_txn_release(&t);
+	/* begin, then resume the same failure */
+	CHECK(session_open_for(&t, dir, &v, "run.log", NULL, NOW, &o, &err) == 0);
+	CHECK(!o.resumed && !o.archived && t.s && session_exists(dir));
+	CHECK_STREQ(t.s->created, NOW);
+	session_opened_release(&o);
+	/* a second writer is refused while the first holds the lock */
+	CHECK(session_open_locked(&u, dir, NOW, &err) < 0);
+	CHECK_INTEQ(err.status, PT_EXIT_SYSTEM);
+	session_txn_release(&u);
+	session_txn_release(&t);
+	CHECK(session_open_for(&t, dir, &v, "run.log", NULL, NOW, &o, &err) == 0);
+	CHECK(o.resumed && !o.archived);
+	session_opened_release(&o);
+	/* an attempt's log, then attempts up to the cap: the commit writes the report */
+	CHECK(session_txn_save_log(&t, "a log\n", 6, &log, &err) == 0);
+	CHECK_STREQ(log, "sess/logs/attempt-1.log");
+	CHECK(log && util_is_file(log));
+	free(log);
+	while (t.s->status == SESSION_IN_PROGRESS)
+		CHECK(record(t.s, rs, SESSION_RUNG_CUSTOM, RESULT_SAME, NULL, NULL) == 0);
+	CHECK(session_commit(&t, rs, false, &err) == 0);
+	CHECK_STREQ(t.s->report_md, REPORT_MD_FILE);
+	CHECK(util_is_file(REPORT_MD_FILE) && util_is_file(REPORT_JSON_FILE));
+	session_txn_release(&t);
+	CHECK(session_open_locked(&t, dir, NOW, &err) == 0);
+	CHECK(t.s && t.s->report_md && t.s->status == SESSION_BLOCKED);
+	CHECK_STREQ(t.s->updated, NOW);
+	session_txn_release(&t);
+	/* another failure: the closed session is archived, a new one begun */
+	CHECK(session_open_for(&t, dir, &other, "b.log", NULL, NOW, &o, &err) == 0);
+	CHECK(!o.resumed && o.archived && o.archived_other);
+	CHECK_INTEQ(o.archived_status, SESSION_BLOCKED);
+	CHECK(o.archived && util_is_file(o.archived));
+	CHECK_INTEQ(t.s->first.cls, CLASS_LAYOUT);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	session_txn_release(&t);            /* released twice is harmless */
+	vars_release(&v.vars);
+	vars_release(&other.vars);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmpl);
+	CHECK(chdir("/") == 0 && system(rm) == 0);
+}
+
 int
 main(void)
 {
 	struct ruleset *rs = load_rules();
 
-	setenv("PALLAS_TRIAGE_NOW", NOW, 1);
 	test_names();
 	test_partition();
 	test_family_and_cap(rs);
@@ -345,6 +410,7 @@ main(void)
 	test_bad_files();
 	test_redact();
 	test_report(rs);
+	test_txn(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interactive walk of a fix ladder (src/cmd_walk.c), command code shared
+ * by `triage` and `session resume`: the interpret-mode question first, then
+ * one rung at a time ("attempt k of 10"), recording every answer in the
+ * session in .pallas-triage/ as soon as it is given, until the failure is
+ * fixed, the ladder runs out or attempt 10 is used; then the escalation
+ * report is written.
+ *
+ * Answers are read from the controlling terminal (/dev/tty), so a log piped
+ * on stdin does not get in the way, or from an answers file (--answers),
+ * which holds exactly the lines a user would type (docs/sessions.md).
+ * Ctrl-C, a hang-up, end of input or `quit` save the session and return.
+ * The walk prints, and returns an exit status (docs/sessions.md):
+ *   0  the failure is fixed, or the user quit / input ended (session saved)
+ *   1  the walk stopped without a fix (attempt 10 or no rung left); the
+ *      report was written
+ *   2  no terminal to ask on and no --answers
+ *   3  bad data: corrupt session, unreadable kernel or answers file
+ *   4  system: the session is locked by another process, I/O errors
+ *   128+N  stopped by signal N (130 for Ctrl-C); the session was saved
+ */
+#ifndef PT_CMD_WALK_H
+#define PT_CMD_WALK_H
+
+#include <stdbool.h>
+#include "pt/classify.h"
+#include "pt/rules.h"
+
+struct walk_opts {
+	const char *kernel;     /* --kernel FILE: save FILE.pre-debug before the first attempt */
+	const char *answers;    /* --answers FILE ("-" = stdin): answers instead of the terminal */
+	bool redact;            /* --redact: mask home paths and host names in the report */
+	bool json;              /* the caller's stdout carries JSON: the walk talks on stderr */
+	const char *dir;        /* session directory; NULL means SESSION_DIR */
+	const char *fixed_now;  /* PALLAS_TRIAGE_NOW, or NULL: the clock */
+	unsigned threads;       /* for classifying the new logs of "different" answers */
+};
+
+/*
+ * Should `triage` walk after printing the diagnosis? True when no_input
+ * (--no-input) is false, one of stdin, stdout and stderr is a terminal (so a
+ * test harness that captures all three never blocks on a prompt), and
+ * /dev/tty opens. --answers walks regardless of this.
+ */
+bool walk_interactive(bool no_input);
+
+/*
+ * Walk rs's ladder for verdict v (classified from log_name, as the user
+ * named it). Starts a session, or resumes the one in progress for the same
+ * failure fingerprint; a session for another failure is archived first.
+ */
+int walk_after_triage(const struct ruleset *rs, const struct verdict *v, const char *log_name,
+		      const struct walk_opts *o);
+
+/* `session resume`: continue the walk of the saved session. */
+int walk_resume(const struct ruleset *rs, const struct walk_opts *o);
+
+#endif

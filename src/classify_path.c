@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The classifier's entry for a log the user named, shared by `triage`,
+ * `session start`, `attempt --log` and the walk; see pt/classify.h.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt/classify.h"
+#include "pt/rules.h"
+#include "pt/xalloc.h"
+
+/* Returns an fd (STDIN_FILENO for "-"), or -1 with err set. */
+static int
+open_log(const char *path, struct pt_err *err)
+{
+	struct stat st;
+	int fd;
+
+	if (strcmp(path, "-") == 0)
+		return STDIN_FILENO;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return pt_err_set(err, PT_EXIT_DATA, "'%s' is a directory, not a log", path);
+	}
+	return fd;
+}
+
+int
+classify_path(const struct ruleset *rs, const char *path, const char *kernel, unsigned threads,
+	      struct verdict *v, struct pt_err *err)
+{
+	bool in = strcmp(path, "-") == 0;
+	char *why = kernel ? xasprintf("--kernel %s", kernel) : NULL;
+	struct classify_opts opts = {
+		.threads = threads,
+		.assert_context = kernel ? rs->policy.kernel_context : NULL,
+		.assert_why = why,
+	};
+	int fd = open_log(path, err), rc = -1;
+
+	if (fd >= 0) {
+		rc = classify_fd(rs, fd, in ? "<stdin>" : path, &opts, v, err);
+		if (!in)
+			close(fd);
+	}
+	free(why);
+	return rc;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* Presenting a session to people; see pt/session_print.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/jaxapi.h"
+#include "pt/ladder.h"
+#include "pt/session_print.h"
+#include "pt/term.h"
+#include "pt/xalloc.h"
+
+void
+session_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
+		   const struct rung *r)
+{
+	bool filled = false;
+	struct api_render ar;
+	char *change, *sentence;
+
+	ladder_render_init(&ar, rs, &s->vars);
+	change = ladder_change_render(&ar, r, &s->vars, &filled);
+	fprintf(out, "\nattempt %zu of %d: %s", s->nattempts + 1, SESSION_ATTEMPT_CAP, r->id);
+	if (r->family)
+		fprintf(out, " (family %s)", r->family);
+	fprintf(out, "\n  action  %s\n", r->action ? r->action : "");
+	if (*change) {
+		fputs("  change  ", out);
+		term_puts_untrusted(out, change);
+		fputs(filled ? "   (from your log)\n" : "\n", out);
+	}
+	if (r->expect)
+		fprintf(out, "  expect  %s\n", r->expect);
+	for (char **f = r->flags; f && *f; f++) {
+		const struct flag_def *fd = ruleset_find_flag(rs, *f);
+		char *snippet = fd ? ladder_flag_render(&ar, fd) : xstrdup(*f);
+
+		fprintf(out, "  debug   %s\n", snippet);
+		free(snippet);
+	}
+	for (size_t i = 0; i < ar.nnotes; i++)
+		fprintf(out, "  note    %s\n", ar.notes[i]);
+	/* each rung is its own screen in a walk, so the version is said where it matters */
+	if (!ar.known && (sentence = ladder_api_sentence(&ar))) {
+		fprintf(out, "  note    %s\n", sentence);
+		free(sentence);
+	}
+	api_render_release(&ar);
+	free(change);
+}
+
+/* A flag's snippet on a line of its own, spelled for ar; nothing if the rules lack it. */
+static void
+print_flag_line(FILE *out, const struct ruleset *rs, struct api_render *ar, const char *id,
+		const char *before)
+{
+	const struct flag_def *fd = ruleset_find_flag(rs, id);
+	char *snippet;
+
+	if (!fd)
+		return;
+	snippet = ladder_flag_render(ar, fd);
+	fprintf(out, "%s      %s\n", before, snippet);
+	free(snippet);
+}
+
+void
+session_print_interpret(FILE *out, const struct ruleset *rs, const struct session *s, bool again)
+{
+	enum pt_class c = s->cls;
+	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
+	struct api_render ar;
+
+	ladder_render_init(&ar, rs, &s->vars);
+	fputs(again ? "\nthe failure changed class: does the new one reproduce under interpret mode?\n"
+		    : "\nbefore any edit: does the failure reproduce under interpret mode?\n", out);
+	fputs("  It splits the problem: a failure that reproduces on CPU is a logic or indexing\n"
+	      "  bug, or a race; one that does not is layout, capacity or precision.\n", out);
+	/* an unmet wait polls for ever in the simulator too: the timeout ends it */
+	if (c == CLASS_SYNCHRONIZATION)
+		print_flag_line(out, rs, &ar, "tpu-interpret", "  For a synchronization failure run "
+				"the TPU simulation with the race detector,\n  under 'pallas-triage run "
+				"--timeout' (a hang stays a hang there):\n");
+	else
+		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel on CPU:\n");
+	print_flag_line(out, rs, &ar, "interpret-reset", "  Between runs reset the simulated "
+			"state, or state from one run leaks into the next:\n");
+	for (size_t i = 0; i < ar.nnotes; i++)
+		fprintf(out, "  note: %s\n", ar.notes[i]);
+	api_render_release(&ar);
+	if (cd && cd->interpret && strcmp(cd->interpret, "not-modelled") == 0 &&
+	    cd->interpret_note) {
+		fprintf(out, "  Interpret mode cannot help with %s: %s.\n", class_name(c),
+			cd->interpret_note);
+		if (c == CLASS_LAYOUT || c == CLASS_CAPACITY)
+			fputs("  Answering no confirms the diagnosis.\n", out);
+	}
+}
+
+void
+session_print_next(FILE *out, const struct session *s, const struct ruleset *rs,
+		   const struct session_news *nw)
+{
+	const struct rung *r;
+
+	if (s->status != SESSION_IN_PROGRESS)
+		return;
+	if (s->interp == INTERP_UNASKED && (!nw || (nw->flags & NEWS_CLASS))) {
+		session_print_interpret(out, rs, s, session_class_changed(s));
+		fputs("  answer with 'pallas-triage attempt --interpret yes|no|skip' (a walk asks "
+		      "it itself)\n", out);
+	}
+	if ((r = session_next_rung(s, rs))) {
+		fputs("next:", out);
+		session_print_rung(out, s, rs, r);
+	}
+}
+
+void
+session_print_news(FILE *out, const struct session_news *nw)
+{
+	for (size_t i = 0; i < nw->n; i++) {
+		fputs("  * ", out);
+		term_puts_untrusted(out, nw->msg[i]);
+		fputc('\n', out);
+	}
+}
+
+void
+session_print_opened(FILE *out, const char *dir, const struct session *s,
+		     const struct session_opened *o)
+{
+	if (o->resumed)
+		fprintf(out, "resuming the session for this failure: %zu of %d attempts used\n",
+			s->nattempts, SESSION_ATTEMPT_CAP);
+	if (o->archived) {
+		fprintf(out, "the session in %s was for %s failure (%s); it is kept as ", dir,
+			o->archived_other ? "another" : "an earlier",
+			session_status_name(o->archived_status));
+		term_puts_untrusted(out, o->archived);
+		fputc('\n', out);
+	}
+	if (o->pre_debug == PRE_DEBUG_NONE)
+		return;
+	fputs(o->pre_debug == PRE_DEBUG_KEPT ? "kept the existing "
+					     : "saved the kernel as it is now to ", out);
+	term_puts_untrusted(out, s->pre_debug);
+	fputs(o->pre_debug == PRE_DEBUG_KEPT ? ": a pre-debug copy is never overwritten\n" : "\n",
+	      out);
+}
+
+void
+session_print_closing(FILE *out, const struct session *s)
+{
+	if (s->status == SESSION_IN_PROGRESS)
+		return;
+	if (s->status == SESSION_RESOLVED)
+		fprintf(out, "\nthe failure is fixed after %zu attempt%s\n", s->nattempts,
+			s->nattempts == 1 ? "" : "s");
+	else
+		fprintf(out, "\nthe walk stops here without a fix, after %zu of %d attempts\n",
+			s->nattempts, SESSION_ATTEMPT_CAP);
+	if (s->report_md) {
+		fputs("escalation report: ", out);
+		term_puts_untrusted(out, s->report_md);
+		fputs(" and ", out);
+		term_puts_untrusted(out, s->report_json);
+		fputc('\n', out);
+	} else {
+		fputs("'pallas-triage report' writes the report of this session\n", out);
+	}
+}
