@@ -1025,11 +1025,7 @@ ruleset_find_flag(const struct ruleset *rs, const char *id)
 char *
 rules_user_dir(void)
 {
-	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg == '/')
-		return xasprintf("%s/pallas-triage/rules", xdg);
-	return xasprintf("%s/.local/share/pallas-triage/rules", home && *home ? home : ".");
+	return util_xdg_dir("XDG_DATA_HOME", ".local/share", "rules");
 }
 
 char *
@@ -1053,7 +1049,7 @@ rules_locate(const char *opt, struct pt_err *err)
 		return xstrdup(env);
 	}
 	user = rules_user_dir();
-	if (util_is_dir(user))
+	if (user && util_is_dir(user))
 		return user;
 	free(user);
 	if (util_is_dir(PT_DATADIR "/rules"))

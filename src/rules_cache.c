@@ -724,11 +724,7 @@ get_api(struct rd *r)
 static uint64_t
 body_hash(const char *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-	return h;
+	return util_fnv1a(UTIL_FNV1A_INIT, p, n);
 }
 
 static bool
@@ -774,19 +770,13 @@ cache_disabled(void)
 static char *
 cache_path(const char *key, char **dir_out)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = UTIL_FNV1A_INIT;
 	char *dir;
 
 	for (const char *line = key; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
 		if (strncmp(line, "dir ", 4) == 0)
-			for (const char *q = line + 4; *q && *q != '\n'; q++)
-				h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
-	if (xdg && *xdg == '/')
-		dir = xasprintf("%s/pallas-triage", xdg);
-	else if (home && *home == '/')
-		dir = xasprintf("%s/.cache/pallas-triage", home);
-	else
+			h = util_fnv1a(h, line + 4, strcspn(line + 4, "\n"));
+	if (!(dir = util_xdg_dir("XDG_CACHE_HOME", ".cache", NULL)))
 		return NULL;
 	*dir_out = dir;
 	return xasprintf("%s/rules-%016llx.bin", dir, (unsigned long long)h);

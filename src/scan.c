@@ -24,6 +24,7 @@
 #include "pt/json.h"
 #include "pt/scan.h"
 #include "pt/term.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
 
 #define SCAN_MAX_JOBS 64
@@ -366,11 +367,7 @@ out:
 static uint64_t
 str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	return util_fnv1a(UTIL_FNV1A_INIT, s, strlen(s));
 }
 
 static void

@@ -11,6 +11,7 @@
 
 #include "pt/buf.h"
 #include "pt/engine.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
 
 static int
@@ -127,7 +128,7 @@ static void
 set_fingerprint(struct verdict *v, const char *text)
 {
 	struct buf b = BUF_INIT;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h;
 	const char *p = text ? text : "";
 
 	while (*p) {
@@ -147,10 +148,8 @@ set_fingerprint(struct verdict *v, const char *text)
 			buf_addch(&b, *p++);
 		}
 	}
-	for (const char *q = class_name(v->cls); *q; q++)
-		h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
-	for (size_t i = 0; i < b.len; i++)
-		h = (h ^ (unsigned char)b.data[i]) * 0x100000001b3ull;
+	h = util_fnv1a(UTIL_FNV1A_INIT, class_name(v->cls), strlen(class_name(v->cls)));
+	h = util_fnv1a(h, b.data, b.len);
 	v->fingerprint = xasprintf("%s-%016llx", class_name(v->cls), (unsigned long long)h);
 	v->fingerprint_text = buf_detach(&b, NULL);
 }

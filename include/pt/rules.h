@@ -225,7 +225,8 @@ int ruleset_find_context(const struct ruleset *rs, const char *id);
  * NULL with err set when none exists.
  */
 char *rules_locate(const char *opt, struct pt_err *err);
-/* The user's rules directory (for packs); a new string. */
+/* The user's rules directory: a new string, or NULL when neither
+ * $XDG_DATA_HOME nor $HOME is an absolute path (util_xdg_dir()). */
 char *rules_user_dir(void);
 
 #endif
