@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "pt/buf.h"
+#include "pt/advice.h"
 #include "pt/classify.h"
 #include "pt/cmd.h"
 #include "pt/diagnosis.h"
@@ -487,6 +488,7 @@ run_all(const struct run_args *a, const struct ruleset *rs, struct classifier *a
 			feed(&f, lines.data, lines.len);
 			if (f.one) {
 				classifier_finish(f.one, &v);
+				verdict_derive(rs, &v);
 				run_record_fill(&rn->rec[i], &res, &v, level);
 				verdict_release(&v);
 			} else {
@@ -796,6 +798,7 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 	judge(&a, &rn, &cmp, &sv, &conclusion, &lines);
 	classifier_feed(all, lines.data, lines.len);
 	classifier_finish(all, &v);
+	verdict_derive(ctx->rules, &v);
 	have_v = true;
 	if (rn.n == 1) {
 		struct runner_result res = rn.rec[0].res;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt/advice.h"
 #include "pt/classify.h"
 #include "pt/cmd.h"
 #include "pt/diagnosis.h"
@@ -149,6 +150,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 		close(fd);
 	if (rc < 0)
 		return pt_report(&err);
+	verdict_derive(ctx->rules, &v);
 	if (v.nbytes == 0) {
 		verdict_release(&v);
 		fprintf(stderr, "pallas-triage: error: '%s' is empty: there is nothing to triage\n", name);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt/advice.h"
 #include "pt/buf.h"
 #include "pt/classify.h"
 #include "pt/litset.h"
@@ -179,6 +180,7 @@ classify_one(const struct ruleset *rs, const struct litset *pf, const struct sca
 		s->error = xstrdup(err.msg);
 		return;
 	}
+	verdict_derive(rs, &v);
 	s->cls = v.cls;
 	s->rule = v.top_rule ? xstrdup(v.top_rule->id) : NULL;
 	s->fp = xstrdup(v.fingerprint);

@@ -62,7 +62,8 @@ collect_evidence(const struct engine_result *e, struct verdict *v)
 }
 
 /* Captures: the deciding rule's first, then its class's, then the rest;
- * environment facts after that, and the calculators' values last. */
+ * environment facts after that. The calculators' values are not the
+ * engine's business: verdict_derive() (pt/advice.h) adds them. */
 static void
 collect_vars(const struct engine_result *e, struct verdict *v)
 {
@@ -73,9 +74,6 @@ collect_vars(const struct engine_result *e, struct verdict *v)
 			if ((v->fired[i]->cls == v->cls) == (pass == 0))
 				vars_copy(&v->vars, &e->rcaps[v->fired[i]->index], false);
 	vars_copy(&v->vars, e->env, false);
-	advice_derive(e->rs, &v->vars);
-	if (!vars_get(&v->vars, "chip") && vars_get(&v->vars, "chip_name"))
-		vars_set(&v->vars, "chip", vars_get(&v->vars, "chip_name"), false);
 }
 
 static void

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pt/advice.h"
 #include "pt/buf.h"
 #include "pt/cmd.h"
 #include "pt/ladder.h"
@@ -467,6 +468,8 @@ walk_classify_path(const struct ruleset *rs, const char *path, const char *kerne
 		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
 	}
 	rc = classify_fd(rs, fd, in ? "<stdin>" : path, &opts, v, err);
+	if (rc == 0)
+		verdict_derive(rs, v);
 	free(why);
 	if (!in)
 		close(fd);

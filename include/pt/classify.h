@@ -73,7 +73,8 @@ struct verdict {
 	size_t key_lineno;
 	char *fingerprint;          /* stable id of this failure: "class:hash" */
 	char *fingerprint_text;     /* the key line with numbers, paths, addresses masked */
-	struct vars vars;           /* captures, environment facts, derived values */
+	struct vars vars;           /* captures, then environment facts; verdict_derive()
+	                             * (pt/advice.h) adds the calculators' values */
 	struct location loc;
 	size_t nlines;
 	unsigned long long nbytes;
@@ -139,12 +140,5 @@ int classify_fd(const struct ruleset *rs, int fd, const char *name, const struct
 struct litset *classify_prefilter_new(const struct ruleset *rs);
 /* Classify a log held in memory. */
 void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct verdict *v);
-
-/*
- * Derive advice values (vmem_limit_bytes, block_legal, block_halved_minor,
- * block_halved_second, ...) from the captures in vs and the chip table.
- * Implemented in advice.c. Never fails: what cannot be derived is left unset.
- */
-void advice_derive(const struct ruleset *rs, struct vars *vs);
 
 #endif
