@@ -72,16 +72,6 @@ pattern_free(struct pattern *p)
 	free(p);
 }
 
-struct match *
-pattern_compiled(struct pattern *p)
-{
-	size_t off;
-
-	if (!p->m)
-		p->m = match_compile(p->src, &off, NULL);
-	return p->m;
-}
-
 void
 examples_free(struct example *ex, size_t n)
 {
