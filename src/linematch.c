@@ -319,31 +319,38 @@ try_pattern_at(struct linematch *lm, const struct pattern *p, const char *subj, 
 	return false;
 }
 
-/* Append a piece with its runs of blanks folded to one space; returns where it starts. */
+/*
+ * Append a piece with its leading blanks dropped and every other run of
+ * blanks folded to one space; returns where it starts. Written in place:
+ * joins are built on every candidate line of a wrapped-message search,
+ * and byte-wise appends were a sixth of `scan`'s time.
+ */
 static size_t
 join_add(struct buf *b, const char *s, size_t n)
 {
 	const char *end = s + n;
 	size_t at;
+	char *o;
 
 	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
+	buf_grow(b, (size_t)(end - s) + 1);	/* uncapped: cannot fail */
+	o = b->data + b->len;
 	if (b->len)
-		buf_addch(b, ' ');
-	at = b->len;
+		*o++ = ' ';
+	at = (size_t)(o - b->data);
 	/* bounded by end, not by a NUL: a log line may hold NUL bytes */
 	while (s < end) {
-		const char *run = s;
-
-		while (s < end && *s != ' ' && *s != '\t')
-			s++;
-		buf_add(b, run, (size_t)(s - run));
-		if (s < end) {
-			buf_addch(b, ' ');
-			while (s < end && (*s == ' ' || *s == '\t'))
-				s++;
+		if (*s != ' ' && *s != '\t') {
+			*o++ = *s++;
+			continue;
 		}
+		*o++ = ' ';
+		while (s < end && (*s == ' ' || *s == '\t'))
+			s++;
 	}
+	b->len = (size_t)(o - b->data);
+	b->data[b->len] = '\0';
 	return at;
 }
 
