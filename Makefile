@@ -22,7 +22,7 @@ SAN_FLAGS := -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 # Recursive (=) on purpose: pkg-config runs when a recipe needs the flags,
 # after the deps target had a chance to install the libraries.
-PT_CPPFLAGS = -Iinclude -D_GNU_SOURCE -DPCRE2_CODE_UNIT_WIDTH=8 \
+PT_CPPFLAGS = -Iinclude -I$(BUILD)/gen -D_GNU_SOURCE -DPCRE2_CODE_UNIT_WIDTH=8 \
               -DPT_DATADIR='"$(DATADIR)"' -DPT_SRCDIR='"$(CURDIR)"' -DPT_VERSION='"$(VERSION)"' \
               $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libcurl is not linked: src/http.c opens it with dlopen() when a command
@@ -44,6 +44,14 @@ deps:
 $(BUILD)/%.o: src/%.c | deps
 	@mkdir -p $(@D)
 	$(COMPILE) -MMD -MP -c -o $@ $<
+# The rules cache is keyed on a hash of every source file and header
+# (src/rules_cache.c): the header is rewritten only when the hash changes.
+$(BUILD)/gen/source_hash.h: $(SRCS) $(wildcard include/pt/*.h)
+	@mkdir -p $(@D)
+	@h=$$(cat $(sort $^) | sha256sum | cut -c1-16); \
+	  echo "#define PT_SOURCE_HASH \"$$h\"" >$@.tmp; \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/rules_cache.o: $(BUILD)/gen/source_hash.h
 $(BUILD)/libpt.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 $(BUILD)/pallas-triage: $(BUILD)/main.o $(BUILD)/libpt.a
