@@ -1,5 +1,6 @@
-# pallas-triage: plain GNU make. `make demo` and `make test` install missing
-# dependencies first (scripts/ensure-deps.sh).
+# pallas-triage: plain GNU make. `make demo`, `make test` and `make bench`
+# install missing dependencies first (tests/deps.sh, apt-get as root); plain
+# `make` never installs anything: it says what is missing and stops.
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 DATADIR    ?= $(PREFIX)/share/pallas-triage
@@ -39,7 +40,7 @@ UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/tes
 all: $(BUILD)/pallas-triage
 
 deps:
-	@sh scripts/ensure-deps.sh build
+	@sh tests/deps.sh check build
 
 $(BUILD)/%.o: src/%.c | deps
 	@mkdir -p $(@D)
@@ -76,15 +77,17 @@ $(BUILD)/pallas-triage-curl: $(BUILD)/main.o $(BUILD)/http-linked.o $(BUILD)/lib
 	$(LINK) -o $@ $^ $(PT_LDLIBS) $$($(PKG_CONFIG) --libs libcurl) $(LDLIBS)
 -include $(BUILD)/http-linked.d
 
-demo: all
+demo:
+	@sh tests/deps.sh install build
+	@$(MAKE) --no-print-directory all
 	@echo '$$ pallas-triage --no-input docs/examples/vmem-oom.log'
 	@$(BUILD)/pallas-triage --no-input docs/examples/vmem-oom.log; rc=$$?; \
 	  [ $$rc -le 1 ] || exit $$rc
 
-test-deps:
-	@sh scripts/ensure-deps.sh test
-
-test: test-deps all $(UNITS)
+test:
+	@sh tests/deps.sh install test
+	@$(MAKE) --no-print-directory test-run
+test-run: all $(UNITS)
 	PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
 
 check:
@@ -127,9 +130,16 @@ fuzz: all
 	$(MAKE) BUILD=build-fuzz CC=clang SAN=fuzzer-no-link,address,undefined CFLAGS='-O1 -g' build-fuzz/libpt.a
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/fuzz.sh run
 
-bench: all
-	@sh scripts/ensure-deps.sh bench
-	sh bench/run.sh $(CURDIR)/$(BUILD)/pallas-triage
+# tests/perf/: the benchmark (docs/performance.md); its generated data goes
+# to $(BUILD)/perf-data unless BENCH_DATA says otherwise.
+bench:
+	@sh tests/deps.sh install bench
+	@$(MAKE) --no-print-directory all $(BUILD)/perf/litset_bench
+	BENCH_DATA=$${BENCH_DATA:-$(CURDIR)/$(BUILD)/perf-data} \
+	  sh tests/perf/bench.sh $(CURDIR)/$(BUILD)/pallas-triage
+$(BUILD)/perf/litset_bench: tests/perf/litset_bench.c $(BUILD)/libpt.a
+	@mkdir -p $(@D)
+	$(COMPILE) $(LDFLAGS) -o $@ $< $(BUILD)/libpt.a $(PT_LDLIBS) $(LDLIBS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/rules $(DESTDIR)$(MANDIR)/man1
@@ -147,4 +157,4 @@ lint:
 clean:
 	rm -rf build build-check build-asan build-ubsan build-fuzz build-tsan
 
-.PHONY: all deps demo test test-deps check check-curl check-threads valgrind fuzz bench install uninstall lint clean
+.PHONY: all deps demo test test-run check check-curl check-threads valgrind fuzz bench install uninstall lint clean
