@@ -113,7 +113,8 @@ match_serialize(struct match *const *ms, size_t n, struct buf *out)
 		codes[i] = ms[i]->code;
 	if (n && pcre2_serialize_encode(codes, (int32_t)n, &bytes, &size, NULL) < 0)
 		pt_die(PT_EXIT_SYSTEM, "out of memory");
-	buf_add(out, bytes, size);
+	if (size)
+		buf_add(out, bytes, size);
 	pcre2_serialize_free(bytes);
 	free(codes);
 }

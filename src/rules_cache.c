@@ -30,7 +30,6 @@
 
 #include "source_hash.h"
 
-#define CACHE_MAGIC "PTRCACHE"      /* what the file is; the key says which build */
 #define CACHE_MAX (64u << 20)
 
 /* --- the ruleset --- */
@@ -467,7 +466,7 @@ rules_cache_load(const char *key)
 	if (cache_disabled() || !(path = cache_path(key, &dir)))
 		return NULL;
 	if (util_read_file(path, &data, CACHE_MAX, NULL) < 0 || data.len < 16 ||
-	    memcmp(data.data, CACHE_MAGIC, 8) != 0)
+	    memcmp(data.data, RULES_CACHE_MAGIC, 8) != 0)
 		goto miss;
 	r.p = data.data + 8;
 	r.end = data.data + data.len - 8;
@@ -518,7 +517,7 @@ rules_cache_save(const struct ruleset *rs, const char *key)
 
 	if (cache_disabled() || !(path = cache_path(key, &dir)))
 		return -1;
-	buf_add(&b, CACHE_MAGIC, 8);
+	buf_add(&b, RULES_CACHE_MAGIC, 8);
 	cache_put_str(&b, key);
 	cache_put_u32(&b, (uint32_t)rs->nrules);
 	for (size_t i = 0; i < rs->nrules; i++)

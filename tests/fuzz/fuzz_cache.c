@@ -20,7 +20,7 @@
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
-#define KEY "pallas-triage fuzz PTRC0001\ndir /fuzz\n"
+#define KEY "pallas-triage fuzz 0000000000000000\ndir /fuzz\n"
 
 static char tmp[] = "/tmp/pt-fuzz-cache.XXXXXX";
 static char *path;
@@ -91,7 +91,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t klen = (uint32_t)strlen(KEY);
 	uint64_t h;
 
-	buf_add(&b, "PTRC0001", 8);
+	buf_add(&b, RULES_CACHE_MAGIC, 8);
 	buf_add(&b, &klen, sizeof(klen));
 	buf_add(&b, KEY, klen);
 	buf_add(&b, data, size);
