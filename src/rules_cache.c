@@ -388,12 +388,24 @@ attach_code(struct ruleset *rs, const struct code_blob *c)
 
 /* --- key, file, load, save --- */
 
-/* A checksum over the body, so that a flipped byte is a miss rather than a
- * ruleset with a nonsense weight or tile size. */
-static uint64_t
-body_hash(const char *p, size_t n)
+/*
+ * FNV-1a over 8-byte words, then over the bytes left: a change to any one
+ * word always changes the sum (each step is a bijection of it), and at a
+ * word a step it reads the 300 KB of a cache about eight times faster than
+ * byte-wise FNV-1a, which cost a tenth of a millisecond of the 2 KB run.
+ */
+uint64_t
+rules_cache_checksum(const void *data, size_t n)
 {
-	return util_fnv1a(UTIL_FNV1A_INIT, p, n);
+	const char *p = data;
+	uint64_t h = UTIL_FNV1A_INIT, w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+	}
+	return util_fnv1a(h, p + i, n - i);
 }
 
 static bool
@@ -474,7 +486,7 @@ rules_cache_load(const char *key)
 		uint64_t want;
 
 		memcpy(&want, r.end, 8);
-		if (body_hash(r.p, (size_t)(r.end - r.p)) != want)
+		if (rules_cache_checksum(r.p, (size_t)(r.end - r.p)) != want)
 			goto miss;
 	}
 	r.bad = false;
@@ -526,7 +538,7 @@ rules_cache_save(const struct ruleset *rs, const char *key)
 	cache_put_chips(&b, rs->chips);
 	cache_put_api(&b, rs->api);
 	put_code(&b, rs);
-	cache_put_u64(&b, body_hash(b.data + 8, b.len - 8));
+	cache_put_u64(&b, rules_cache_checksum(b.data + 8, b.len - 8));
 	if (util_mkdirs(dir, NULL) == 0 && util_write_atomic(path, b.data, b.len, NULL) == 0)
 		ret = 0;
 	buf_release(&b);

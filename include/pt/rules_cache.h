@@ -20,7 +20,18 @@
 #ifndef PT_RULES_CACHE_H
 #define PT_RULES_CACHE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "pt/rules.h"
+
+/*
+ * The checksum a cache file ends with (host order), over everything after
+ * the magic: a corrupt file is a miss, never a ruleset with a nonsense
+ * weight or a compiled pattern PCRE2 would trip on. Not cryptographic: the
+ * cache is the user's own file.
+ */
+uint64_t rules_cache_checksum(const void *data, size_t n);
 
 /* The file's first 8 bytes: what it is (the key says which build wrote it). */
 #define RULES_CACHE_MAGIC "PTRCACHE"
