@@ -1,5 +1,6 @@
-# pallas-triage: plain GNU make. `make demo` and `make test` install missing
-# dependencies first (scripts/ensure-deps.sh).
+# pallas-triage: plain GNU make. `make demo`, `make test` and `make bench`
+# install missing dependencies first (tests/deps.sh, apt-get as root); plain
+# `make` never installs anything: it says what is missing and stops.
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 DATADIR    ?= $(PREFIX)/share/pallas-triage
@@ -22,7 +23,7 @@ SAN_FLAGS := -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 # Recursive (=) on purpose: pkg-config runs when a recipe needs the flags,
 # after the deps target had a chance to install the libraries.
-PT_CPPFLAGS = -Iinclude -D_GNU_SOURCE -DPCRE2_CODE_UNIT_WIDTH=8 \
+PT_CPPFLAGS = -Iinclude -I$(BUILD)/gen -D_GNU_SOURCE -DPCRE2_CODE_UNIT_WIDTH=8 \
               -DPT_DATADIR='"$(DATADIR)"' -DPT_SRCDIR='"$(CURDIR)"' -DPT_VERSION='"$(VERSION)"' \
               $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libcurl is not linked: src/http.c opens it with dlopen() when a command
@@ -39,11 +40,19 @@ UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/tes
 all: $(BUILD)/pallas-triage
 
 deps:
-	@sh scripts/ensure-deps.sh build
+	@sh tests/deps.sh check build
 
 $(BUILD)/%.o: src/%.c | deps
 	@mkdir -p $(@D)
 	$(COMPILE) -MMD -MP -c -o $@ $<
+# The rules cache is keyed on a hash of every source file and header
+# (src/rules_cache.c): the header is rewritten only when the hash changes.
+$(BUILD)/gen/source_hash.h: $(SRCS) $(wildcard include/pt/*.h)
+	@mkdir -p $(@D)
+	@h=$$(cat $(sort $^) | sha256sum | cut -c1-16); \
+	  echo "#define PT_SOURCE_HASH \"$$h\"" >$@.tmp; \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/rules_cache.o: $(BUILD)/gen/source_hash.h
 # rm first: `ar r` keeps members whose source was moved or deleted
 $(BUILD)/libpt.a: $(LIB_OBJS)
 	rm -f $@
@@ -55,22 +64,44 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libpt.a
 	$(COMPILE) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libpt.a $(PT_LDLIBS) $(LDLIBS)
 -include $(OBJS:.o=.d)
 
-demo: all
+# src/http.c linked to libcurl with curl's compile-time type checks on: the
+# release build opens libcurl with dlopen(), which needs them off. curl.h
+# checks through a macro, and GCC hides warnings from system headers, so the
+# check compiles against a copy of the headers outside the system path.
+$(BUILD)/curl-include/curl/curl.h: | deps
+	@mkdir -p $(@D)
+	@for d in $$($(PKG_CONFIG) --cflags-only-I libcurl | sed 's/-I//g') /usr/include; do \
+	  if [ -f "$$d/curl/curl.h" ]; then cp "$$d"/curl/*.h $(@D)/; exit 0; fi; done; \
+	  echo 'curl/curl.h not found' >&2; exit 1
+$(BUILD)/http-linked.o: src/http.c $(BUILD)/curl-include/curl/curl.h
+	$(COMPILE) -I$(BUILD)/curl-include -DPT_HTTP_LINKED -MMD -MP -c -o $@ $<
+$(BUILD)/pallas-triage-curl: $(BUILD)/main.o $(BUILD)/http-linked.o $(BUILD)/libpt.a
+	$(LINK) -o $@ $^ $(PT_LDLIBS) $$($(PKG_CONFIG) --libs libcurl) $(LDLIBS)
+-include $(BUILD)/http-linked.d
+
+demo:
+	@sh tests/deps.sh install build
+	@$(MAKE) --no-print-directory all
 	@echo '$$ pallas-triage --no-input docs/examples/vmem-oom.log'
 	@$(BUILD)/pallas-triage --no-input docs/examples/vmem-oom.log; rc=$$?; \
 	  [ $$rc -le 1 ] || exit $$rc
 
-test-deps:
-	@sh scripts/ensure-deps.sh test
-
-test: test-deps all $(UNITS)
+test:
+	@sh tests/deps.sh install test
+	@$(MAKE) --no-print-directory test-run
+test-run: all $(UNITS)
 	PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
 
 check:
 	$(MAKE) BUILD=build-check WERROR=1 test
+	$(MAKE) BUILD=build-check WERROR=1 check-curl
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(MAKE) BUILD=build-asan SAN=address,undefined test
 	$(MAKE) check-threads
+
+# The HTTP code built with curl's type checks, linked directly, against tests/http.
+check-curl: $(BUILD)/pallas-triage-curl
+	PT=$(CURDIR)/$(BUILD)/pallas-triage-curl BUILD=$(BUILD) sh tests/run.sh http
 
 # The threaded code (the scout, scan's workers) under ThreadSanitizer.
 check-threads:
@@ -101,9 +132,16 @@ fuzz: all
 	$(MAKE) BUILD=build-fuzz CC=clang SAN=fuzzer-no-link,address,undefined CFLAGS='-O1 -g' build-fuzz/libpt.a
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/fuzz.sh run
 
-bench: all
-	@sh scripts/ensure-deps.sh bench
-	sh bench/run.sh $(CURDIR)/$(BUILD)/pallas-triage
+# tests/perf/: the benchmark (docs/performance.md); its generated data goes
+# to $(BUILD)/perf-data unless BENCH_DATA says otherwise.
+bench:
+	@sh tests/deps.sh install bench
+	@$(MAKE) --no-print-directory all $(BUILD)/perf/litset_bench
+	BENCH_DATA=$${BENCH_DATA:-$(CURDIR)/$(BUILD)/perf-data} \
+	  sh tests/perf/bench.sh $(CURDIR)/$(BUILD)/pallas-triage
+$(BUILD)/perf/litset_bench: tests/perf/litset_bench.c $(BUILD)/libpt.a
+	@mkdir -p $(@D)
+	$(COMPILE) $(LDFLAGS) -o $@ $< $(BUILD)/libpt.a $(PT_LDLIBS) $(LDLIBS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/rules $(DESTDIR)$(MANDIR)/man1
@@ -121,4 +159,4 @@ lint:
 clean:
 	rm -rf build build-check build-asan build-ubsan build-fuzz build-tsan
 
-.PHONY: all deps demo test test-deps check check-threads valgrind fuzz bench install uninstall lint clean
+.PHONY: all deps demo test test-run check check-curl check-threads valgrind fuzz bench install uninstall lint clean

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * advice_derive(): turn the numbers a log printed (captures such as `used`,
+ * advice_derive() and verdict_derive() (pt/advice.h): turn the numbers a log printed (captures such as `used`,
  * `limit`, `block`, `tiling`) and the chip table into concrete values for
  * the layout and capacity advice: the vmem_limit_bytes to try, the nearest
  * legal block, the halved blocks of the shrinking order. Each value is
@@ -24,9 +24,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pt/advice.h"
 #include "pt/block.h"
 #include "pt/chips.h"
-#include "pt/classify.h"
 #include "pt/jaxapi.h"
 #include "pt/vmem.h"
 
@@ -279,4 +279,12 @@ advice_derive(const struct ruleset *rs, struct vars *vs)
 	derive_capacity(&a);
 	derive_block(&a);
 	jaxapi_derive(rs ? rs->api : NULL, vs);
+}
+
+void
+verdict_derive(const struct ruleset *rs, struct verdict *v)
+{
+	advice_derive(rs, &v->vars);
+	if (!vars_get(&v->vars, "chip") && vars_get(&v->vars, "chip_name"))
+		vars_set(&v->vars, "chip", vars_get(&v->vars, "chip_name"), false);
 }

@@ -53,7 +53,7 @@ buf_truncate(struct buf *b, size_t len)
 	b->data[len] = '\0';
 }
 
-static int
+int
 buf_grow(struct buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt/advice.h"
 #include "pt/classify.h"
 #include "pt/rules.h"
 #include "pt/xalloc.h"
@@ -46,6 +47,8 @@ classify_path(const struct ruleset *rs, const char *path, const char *kernel, un
 
 	if (fd >= 0) {
 		rc = classify_fd(rs, fd, in ? "<stdin>" : path, &opts, v, err);
+		if (rc == 0)
+			verdict_derive(rs, v);
 		if (!in)
 			close(fd);
 	}

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "pt/buf.h"
+#include "pt/advice.h"
 #include "pt/classify.h"
 #include "pt/cmd.h"
 #include "pt/diagnosis.h"
@@ -501,6 +502,7 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 	run_judge(rn.rec, rn.n, a.sweep, &cmp, &sv, &conclusion, &lines);
 	classifier_feed(all, lines.data, lines.len);
 	classifier_finish(all, &v);
+	verdict_derive(ctx->rules, &v);
 	have_v = true;
 	if (rn.n == 1) {
 		struct runner_result res = rn.rec[0].res;

@@ -4,9 +4,8 @@
  * (files, or directories walked recursively) on every core and print one
  * JSON line per log, or a summary table that counts the logs per class and
  * per failure fingerprint, so the same failure across 300 CI jobs is one row.
- * Output is in walk order whatever the number of workers. Each worker loads
- * its own copy of the rules (a classifier and the compiled patterns are
- * single-threaded). See docs/scan.md.
+ * Output is in walk order whatever the number of workers. The workers share
+ * one copy of the rules (pt/scan.h). See docs/scan.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -70,28 +69,6 @@ scan_print(const struct scan_result *r, void *arg)
 	scan_summary_add(&out->sum, r);
 }
 
-/*
- * Another copy of the rules for one more worker, loaded exactly as the
- * dispatcher loaded ctx->rules (same search order, packs and cache), so every
- * worker classifies with the same rules. cmd_load_rules() prints its errors.
- */
-static struct ruleset *
-scan_load(void *arg, struct pt_err *err)
-{
-	const struct pt_ctx *ctx = arg;
-	struct pt_ctx copy = *ctx;
-	int rc;
-
-	copy.rules = NULL;
-	copy.rules_origin = NULL;
-	if ((rc = cmd_load_rules(&copy)) != 0) {
-		pt_err_set(err, rc, "cannot load the rules for another scan worker");
-		return NULL;
-	}
-	free(copy.rules_origin);
-	return copy.rules;
-}
-
 static int
 parse_jobs(const char *s, unsigned *jobs)
 {
@@ -112,7 +89,7 @@ cmd_scan_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct pt_err err = PT_ERR_INIT;
 	struct scan_list list = SCAN_LIST_INIT;
 	struct scan_out out = { .sum = SCAN_SUMMARY_INIT };
-	struct scan_opts o = { .load = scan_load, .load_arg = ctx };
+	struct scan_opts o = { 0 };
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "j:", scan_options, NULL)) != -1) {

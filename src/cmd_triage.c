@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pt/advice.h"
 #include "pt/classify.h"
 #include "pt/cmd.h"
 #include "pt/diagnosis.h"

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pt/advice.h"
 #include "pt/buf.h"
 #include "pt/cmd_walk.h"
 #include "pt/diag.h"

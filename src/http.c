@@ -7,16 +7,23 @@
  * handle, so it cannot be freed first; every curl_slist is freed with
  * curl_slist_free_all and the handle with curl_easy_cleanup on every path;
  * CURLOPT_NOSIGNAL is set because timeouts must not use SIGALRM in a tool
- * that has its own signal handlers. The handle is reset and configured again
- * for each hop of a redirect, which keeps the connection cache.
+ * that has its own signal handlers. Redirects are libcurl's own
+ * (CURLOPT_FOLLOWLOCATION with CURLOPT_MAXREDIRS and
+ * CURLOPT_REDIR_PROTOCOLS_STR), never followed for a POST.
  *
  * libcurl is opened with dlopen() on first use instead of being linked:
  * loading it and the thirty libraries it pulls in (TLS, Kerberos, LDAP, ...)
  * cost about 7 ms on every exec here, more than a whole triage of a small
  * log, and only the HTTP commands need it. The calls below keep their
  * libcurl names; the macros after struct curl_api route them through it.
+ * Those macros must replace curl.h's own, which check the type of every
+ * curl_easy_setopt() argument at compile time; so `make check` also
+ * builds this file with PT_HTTP_LINKED, linked to libcurl the ordinary
+ * way with those checks on (-Werror), and runs tests/http against it.
  */
+#ifndef PT_HTTP_LINKED
 #define CURL_DISABLE_TYPECHECK 1	/* its macros would hide our routing below */
+#endif
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,6 +50,16 @@ struct conn {
 	bool overflow;            /* the body went past its cap */
 };
 
+#ifdef PT_HTTP_LINKED
+/* Linked for the type-checked build: nothing to load. */
+static struct { bool ok; char why[8]; } api = { true, "" };
+
+static bool
+api_load(void)
+{
+	return true;
+}
+#else
 #define LIBCURL_SONAME "libcurl.so.4"
 
 static struct curl_api {
@@ -129,6 +146,7 @@ api_load(void)
 #define curl_url_get (*api.url_get)
 #define curl_url_cleanup (*api.url_cleanup)
 #define curl_version (*api.version)
+#endif /* PT_HTTP_LINKED */
 
 int
 http_global_init(struct pt_err *err)
@@ -143,11 +161,15 @@ http_global_init(struct pt_err *err)
 void
 http_global_cleanup(void)
 {
+#ifndef PT_HTTP_LINKED
 	if (api.ok) {
 		curl_global_cleanup();
 		dlclose(api.dl);
 		memset(&api, 0, sizeof(api));
 	}
+#else
+	curl_global_cleanup();
+#endif
 }
 
 void
@@ -341,26 +363,32 @@ conn_add_header(struct conn *c, const char *h)
 	c->headers = l;
 }
 
-/* Configure c->h for one request to url; the caller adds method and headers. */
+/*
+ * Configure c->h for one request to url; the caller adds method and
+ * headers. follow: let libcurl follow up to o->max_redirects redirects,
+ * never from https to anything else, even with --allow-http (which is for
+ * a server on the user's own machine, not for a downgrade).
+ */
 static int
 conn_setup(struct conn *c, const char *url, const struct http_opts *o, long timeout_ms,
-	   struct pt_err *err)
+	   bool follow, struct pt_err *err)
 {
 	const char *protos = o->allow_http ? "http,https" : "https";
+	const char *redir = o->allow_http && !has_scheme(url, "https") ? "http,https" : "https";
 	CURL *h = c->h;
 
 	curl_easy_reset(h);
 	c->errbuf[0] = '\0';
 	c->overflow = false;
 	if (curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protos) != CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protos) != CURLE_OK)
+	    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, redir) != CURLE_OK)
 		return pt_err_set(err, PT_EXIT_SYSTEM, "this libcurl (%s) cannot restrict protocols; "
 				  "7.85 or newer is needed", curl_version());
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->errbuf);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 0L);
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, follow ? 1L : 0L);
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, follow ? (long)o->max_redirects : 0L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, USER_AGENT);
@@ -498,13 +526,45 @@ conn_close(struct conn *c)
 
 /* ---- GET ---- */
 
+/*
+ * A transfer that libcurl stopped at a redirect: too many, or to a
+ * protocol it was not allowed. The message names the target's scheme and
+ * host only, never its credentials.
+ */
+static bool
+describe_redirect(const struct conn *c, CURLcode rc, const char *url, const struct http_opts *o,
+		  const char *shown, struct pt_err *err)
+{
+	char *to, *target = NULL;
+	long hops = 0;
+
+	if (rc == CURLE_TOO_MANY_REDIRECTS) {
+		pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': too many redirects (more than %d)",
+			   shown, o->max_redirects);
+		return true;
+	}
+	curl_easy_getinfo(c->h, CURLINFO_REDIRECT_COUNT, &hops);
+	curl_easy_getinfo(c->h, CURLINFO_EFFECTIVE_URL, &target);
+	if (rc != CURLE_UNSUPPORTED_PROTOCOL || hops == 0 || !target)
+		return false;
+	to = http_url_display(target, true);
+	if (has_scheme(url, "https") && !has_scheme(target, "https"))
+		pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': refusing the redirect from "
+			   "https to '%s'", shown, to);
+	else
+		pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': refusing the redirect to '%s'",
+			   shown, to);
+	free(to);
+	return true;
+}
+
 int
 http_get(const char *url, const char *etag, const char *last_modified,
 	 struct http_response *res, const struct http_opts *o, struct pt_err *err)
 {
 	struct conn c;
-	char *cur = NULL, *shown = NULL, msg[400];
-	long start = now_ms();
+	char *shown = NULL, *line, msg[400];
+	CURLcode rc;
 	int ret = -1;
 
 	if (http_check_url(url, o->allow_http, err) < 0)
@@ -512,71 +572,33 @@ http_get(const char *url, const char *etag, const char *last_modified,
 	buf_init(&res->body, o->max_body);
 	if (conn_open(&c, &res->body, err) < 0)
 		return -1;
-	cur = xstrdup(url);
-	for (int hop = 0;; hop++) {
-		long left = o->timeout_ms - (now_ms() - start);
-		CURLcode rc;
-		char *loc = NULL, *line;
-
-		free(shown);
-		shown = http_url_display(cur, true);
-		if (left <= 0) {
-			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': timed out after %.1f s",
-				   shown, (double)o->timeout_ms / 1000);
-			goto out;
-		}
-		buf_reset(&res->body);
-		conn_free_headers(&c);
-		if (conn_setup(&c, cur, o, left, err) < 0)
-			goto out;
-		if (etag) {
-			line = xasprintf("If-None-Match: %s", etag);
-			conn_add_header(&c, line);
-			free(line);
-		}
-		if (last_modified) {
-			line = xasprintf("If-Modified-Since: %s", last_modified);
-			conn_add_header(&c, line);
-			free(line);
-		}
-		curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, c.headers);
-		if ((rc = curl_easy_perform(c.h)) != CURLE_OK) {
+	shown = http_url_display(url, true);
+	if (conn_setup(&c, url, o, o->timeout_ms, true, err) < 0)
+		goto out;
+	if (etag) {
+		line = xasprintf("If-None-Match: %s", etag);
+		conn_add_header(&c, line);
+		free(line);
+	}
+	if (last_modified) {
+		line = xasprintf("If-Modified-Since: %s", last_modified);
+		conn_add_header(&c, line);
+		free(line);
+	}
+	curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, c.headers);
+	if ((rc = curl_easy_perform(c.h)) != CURLE_OK) {
+		if (!describe_redirect(&c, rc, url, o, shown, err)) {
 			describe(&c, rc, o, o->timeout_ms, msg, sizeof(msg));
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': %s", shown, msg);
-			goto out;
 		}
-		curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &res->status);
-		if (res->status < 300 || res->status >= 400 || res->status == 304)
-			break;
-		curl_easy_getinfo(c.h, CURLINFO_REDIRECT_URL, &loc);
-		if (!loc) {
-			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': HTTP %ld without a Location",
-				   shown, res->status);
-			goto out;
-		}
-		if (hop >= o->max_redirects) {
-			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': too many redirects (more "
-				   "than %d)", shown, o->max_redirects);
-			goto out;
-		}
-		if (has_scheme(cur, "https") && !has_scheme(loc, "https")) {
-			char *to = http_url_display(loc, true);
-
-			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': refusing the redirect from "
-				   "https to '%s'", shown, to);
-			free(to);
-			goto out;
-		}
-		if (http_check_url(loc, o->allow_http, NULL) < 0) {
-			char *to = http_url_display(loc, true);
-
-			pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': refusing the redirect to "
-				   "'%s'", shown, to);
-			free(to);
-			goto out;
-		}
-		free(cur);
-		cur = xstrdup(loc);
+		goto out;
+	}
+	curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &res->status);
+	if (res->status >= 300 && res->status < 400 && res->status != 304) {
+		/* libcurl follows every redirect that has a Location */
+		pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': HTTP %ld without a Location",
+			   shown, res->status);
+		goto out;
 	}
 	if (res->status != 200 && res->status != 304) {
 		pt_err_set(err, PT_EXIT_SYSTEM, "cannot fetch '%s': HTTP %ld", shown, res->status);
@@ -589,7 +611,6 @@ http_get(const char *url, const char *etag, const char *last_modified,
 	ret = 0;
 out:
 	conn_close(&c);
-	free(cur);
 	free(shown);
 	return ret;
 }
@@ -651,7 +672,7 @@ http_post_json(const char *url, const char *body, size_t len, struct http_respon
 
 		buf_reset(&res->body);
 		conn_free_headers(&c);
-		if (conn_setup(&c, url, o, tmo, err) < 0)
+		if (conn_setup(&c, url, o, tmo, false, err) < 0)
 			goto out;
 		conn_add_header(&c, "Content-Type: application/json");
 		conn_add_header(&c, "Expect:");

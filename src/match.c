@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * PCRE2 wrapper; see pt/match.h.
- * PCRE2 rules kept here: one match-data block per struct match (matching is
- * single-threaded per classifier; scan workers own separate rulesets);
- * pcre2_code_free/pcre2_match_data_free/pcre2_match_context_free in
- * match_free. Logs are bytes, not UTF-8: UTF mode stays off, so invalid
- * UTF-8 can never make a match fail.
+ * PCRE2 rules kept here: compiled code is shared and never changed after
+ * match_compile(), so any number of threads may match with it at once;
+ * everything a match writes (match data, the limits' context, JIT code) is
+ * in a struct matcher, one per thread of matching. JIT compilation writes
+ * into the code it compiles, so a matcher JIT-compiles its own copy
+ * (pcre2_code_copy) and the shared code stays read-only. pcre2_code_free in
+ * match_free; match data, context and copies in matcher_free. Logs are
+ * bytes, not UTF-8: UTF mode stays off, so invalid UTF-8 can never make a
+ * match fail.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <pcre2.h>
 
+#include "pt/buf.h"
 #include "pt/match.h"
 #include "pt/xalloc.h"
 
@@ -21,14 +26,26 @@
 #define MATCH_JIT_AFTER 16u
 
 struct match {
-	pcre2_code *code;
-	pcre2_match_data *md;
-	pcre2_match_context *mctx;
-	unsigned uses;
-	bool jit_tried, jit_ok;
+	pcre2_code *code;      /* read-only once compiled */
+	uint32_t pairs;        /* ovector pairs a match needs: groups + 1 */
 	size_t nnames;
 	char **names;          /* group names, by group order */
 	unsigned *name_group;  /* group number of names[i] */
+};
+
+/* Per pattern id, in one matcher. */
+struct match_use {
+	unsigned uses;
+	bool jit_tried;
+	pcre2_code *jit;       /* our JIT-compiled copy, or NULL */
+};
+
+struct matcher {
+	pcre2_match_data *md;
+	uint32_t md_pairs;
+	pcre2_match_context *mctx;
+	struct match_use *use;
+	size_t nuse;
 };
 
 static void
@@ -53,10 +70,21 @@ load_names(struct match *m)
 	m->nnames = count;
 }
 
+static struct match *
+match_wrap(pcre2_code *code)
+{
+	struct match *m = xcalloc(1, sizeof(*m));
+
+	m->code = code;
+	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &m->pairs);
+	m->pairs++;
+	load_names(m);
+	return m;
+}
+
 struct match *
 match_compile(const char *pattern, size_t *erroffset, struct pt_err *err)
 {
-	struct match *m;
 	pcre2_code *code;
 	int errcode;
 	PCRE2_SIZE off = 0;
@@ -71,15 +99,48 @@ match_compile(const char *pattern, size_t *erroffset, struct pt_err *err)
 		pt_err_set(err, PT_EXIT_DATA, "%s", (const char *)msg);
 		return NULL;
 	}
-	m = xcalloc(1, sizeof(*m));
-	m->code = code;
-	if (!(m->md = pcre2_match_data_create_from_pattern(code, NULL)) ||
-	    !(m->mctx = pcre2_match_context_create(NULL)))
+	return match_wrap(code);
+}
+
+void
+match_serialize(struct match *const *ms, size_t n, struct buf *out)
+{
+	const pcre2_code **codes = xcalloc(n + 1, sizeof(*codes));
+	uint8_t *bytes = NULL;
+	PCRE2_SIZE size = 0;
+
+	for (size_t i = 0; i < n; i++)
+		codes[i] = ms[i]->code;
+	if (n && pcre2_serialize_encode(codes, (int32_t)n, &bytes, &size, NULL) < 0)
 		pt_die(PT_EXIT_SYSTEM, "out of memory");
-	pcre2_set_match_limit(m->mctx, MATCH_LIMIT_STEPS);
-	pcre2_set_depth_limit(m->mctx, MATCH_LIMIT_DEPTH);
-	load_names(m);
-	return m;
+	if (size)
+		buf_add(out, bytes, size);
+	pcre2_serialize_free(bytes);
+	free(codes);
+}
+
+int
+match_deserialize(struct match **ms, size_t n, const void *data, size_t len)
+{
+	pcre2_code **codes;
+	int32_t got;
+
+	if (n == 0)
+		return 0;
+	/* the header names the PCRE2 build and the count: refuse another's */
+	if (len < 16 || pcre2_serialize_get_number_of_codes(data) != (int32_t)n)
+		return -1;
+	codes = xcalloc(n, sizeof(*codes));
+	if ((got = pcre2_serialize_decode(codes, (int32_t)n, data, NULL)) != (int32_t)n) {
+		for (int32_t i = 0; i < got; i++)
+			pcre2_code_free(codes[i]);
+		free(codes);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		ms[i] = match_wrap(codes[i]);
+	free(codes);
+	return 0;
 }
 
 void
@@ -91,28 +152,77 @@ match_free(struct match *m)
 		free(m->names[i]);
 	free(m->names);
 	free(m->name_group);
-	pcre2_match_data_free(m->md);
-	pcre2_match_context_free(m->mctx);
 	pcre2_code_free(m->code);
 	free(m);
 }
 
+struct matcher *
+matcher_new(size_t npatterns)
+{
+	struct matcher *mt = xcalloc(1, sizeof(*mt));
+
+	if (!(mt->mctx = pcre2_match_context_create(NULL)))
+		pt_die(PT_EXIT_SYSTEM, "out of memory");
+	pcre2_set_match_limit(mt->mctx, MATCH_LIMIT_STEPS);
+	pcre2_set_depth_limit(mt->mctx, MATCH_LIMIT_DEPTH);
+	mt->nuse = npatterns;
+	mt->use = xcalloc(npatterns + 1, sizeof(*mt->use));
+	return mt;
+}
+
+void
+matcher_free(struct matcher *mt)
+{
+	if (!mt)
+		return;
+	for (size_t i = 0; i < mt->nuse; i++)
+		pcre2_code_free(mt->use[i].jit);
+	free(mt->use);
+	pcre2_match_data_free(mt->md);
+	pcre2_match_context_free(mt->mctx);
+	free(mt);
+}
+
+/* The code to run for pattern id: after its MATCH_JIT_AFTER-th use, our JIT-compiled copy. */
+static const pcre2_code *
+code_for(struct matcher *mt, size_t id, const struct match *m)
+{
+	struct match_use *u;
+
+	if (id >= mt->nuse)
+		return m->code;
+	u = &mt->use[id];
+	if (++u->uses == MATCH_JIT_AFTER && !u->jit_tried) {
+		u->jit_tried = true;
+		if (!(u->jit = pcre2_code_copy(m->code)))
+			pt_die(PT_EXIT_SYSTEM, "out of memory");
+		if (pcre2_jit_compile(u->jit, PCRE2_JIT_COMPLETE) != 0) {
+			pcre2_code_free(u->jit);
+			u->jit = NULL;
+		}
+	}
+	return u->jit ? u->jit : m->code;
+}
+
 enum match_result
-match_exec(struct match *m, const char *subject, size_t len, size_t *start, size_t *end)
+matcher_exec(struct matcher *mt, size_t id, const struct match *m, const char *subject, size_t len,
+	     size_t *start, size_t *end)
 {
 	PCRE2_SIZE *ov;
 	int rc;
 
-	if (++m->uses == MATCH_JIT_AFTER && !m->jit_tried) {
-		m->jit_tried = true;
-		m->jit_ok = pcre2_jit_compile(m->code, PCRE2_JIT_COMPLETE) == 0;
+	if (m->pairs > mt->md_pairs) {
+		pcre2_match_data_free(mt->md);
+		if (!(mt->md = pcre2_match_data_create(m->pairs, NULL)))
+			pt_die(PT_EXIT_SYSTEM, "out of memory");
+		mt->md_pairs = m->pairs;
 	}
-	rc = pcre2_match(m->code, (PCRE2_SPTR)subject, len, 0, 0, m->md, m->mctx);
+	rc = pcre2_match(code_for(mt, id, m), (PCRE2_SPTR)subject, len, 0, 0, mt->md, mt->mctx);
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return MATCH_NO;
 	if (rc < 0)
 		return MATCH_LIMIT;
-	ov = pcre2_get_ovector_pointer(m->md);
+	ov = pcre2_get_ovector_pointer(mt->md);
 	if (start)
 		*start = ov[0];
 	if (end)
@@ -133,14 +243,16 @@ match_name(const struct match *m, size_t i)
 }
 
 bool
-match_group(const struct match *m, size_t i, size_t *start, size_t *end)
+matcher_group(const struct matcher *mt, const struct match *m, size_t i, size_t *start, size_t *end)
 {
-	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->md);
-	uint32_t pairs = pcre2_get_ovector_count(m->md);
+	PCRE2_SIZE *ov;
+	uint32_t pairs;
 	unsigned g;
 
-	if (i >= m->nnames)
+	if (i >= m->nnames || !mt->md)
 		return false;
+	ov = pcre2_get_ovector_pointer(mt->md);
+	pairs = pcre2_get_ovector_count(mt->md);
 	g = m->name_group[i];
 	if (g >= pairs || ov[2 * g] == PCRE2_UNSET)
 		return false;

@@ -55,13 +55,9 @@ packs_free(struct pack *packs, size_t n)
 char *
 packs_dir(void)
 {
-	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-
 	/* the same base as rules_user_dir(); not inside it, because a user rules
 	 * directory replaces the shipped rules while packs add to them */
-	if (xdg && *xdg == '/')
-		return xasprintf("%s/pallas-triage/packs", xdg);
-	return xasprintf("%s/.local/share/pallas-triage/packs", home && *home ? home : ".");
+	return util_xdg_dir("XDG_DATA_HOME", ".local/share", "packs");
 }
 
 static bool
@@ -254,7 +250,7 @@ installed_names(const char *dir)
 	char **names = NULL;
 	size_t n = 0, alloc = 0;
 	struct dirent *de;
-	DIR *dp = opendir(dir);
+	DIR *dp = dir ? opendir(dir) : NULL;
 
 	XGROW(names, alloc, 1);
 	if (dp) {
@@ -319,10 +315,10 @@ packs_list(struct pack **out, size_t *n, struct pt_err *err)
 int
 pack_get(const char *name, struct pack *p, struct pt_err *err)
 {
-	char *dir = packs_dir(), *path = meta_path(dir, name);
+	char *dir = packs_dir(), *path = dir ? meta_path(dir, name) : NULL;
 	int ret;
 
-	if (!pack_name_valid(name) || !util_is_file(path))
+	if (!pack_name_valid(name) || !path || !util_is_file(path))
 		ret = 1;
 	else
 		ret = meta_read(dir, name, p, err);
@@ -410,7 +406,7 @@ int
 packs_load(struct ruleset *rs, struct diag *d)
 {
 	char *dir = packs_dir();
-	int ret = util_is_dir(dir) ? load_installed(rs, dir, NULL, d) : 0;
+	int ret = dir && util_is_dir(dir) ? load_installed(rs, dir, NULL, d) : 0;
 
 	free(dir);
 	return ret;
@@ -426,10 +422,10 @@ char *
 packs_cache_key(void)
 {
 	char *dir = packs_dir();
-	char **names = util_list_dir(dir, is_pack_file);
+	char **names = dir ? util_list_dir(dir, is_pack_file) : NULL;
 	struct buf key = BUF_INIT;
 
-	buf_addf(&key, "packs %s\n", dir);
+	buf_addf(&key, "packs %s\n", dir ? dir : "(none)");
 	util_stat_key(&key, dir, names);
 	util_names_free(names);
 	free(dir);
@@ -445,10 +441,16 @@ struct store_lock {
 static int
 store_lock(const char *dir, struct store_lock *l, struct pt_err *err)
 {
-	char *path = xasprintf("%s/.lock", dir);
+	char *path = NULL;
 	int ret = -1;
 
 	l->fd = -1;
+	if (!dir) {
+		pt_err_set(err, PT_EXIT_SYSTEM, "no directory for rule packs: neither $XDG_DATA_HOME "
+			   "nor $HOME is an absolute path");
+		goto out;
+	}
+	path = xasprintf("%s/.lock", dir);
 	if (util_mkdirs(dir, err) < 0)
 		goto out;
 	if ((l->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
@@ -695,7 +697,7 @@ pack_remove(const char *name, struct pt_err *err)
 	char *dir = packs_dir(), *path = NULL;
 	int ret = -1;
 
-	if (!pack_name_valid(name)) {
+	if (!pack_name_valid(name) || !dir) {
 		ret = 1;
 		goto out;
 	}

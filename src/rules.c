@@ -80,16 +80,6 @@ pattern_free(struct pattern *p)
 	free(p);
 }
 
-struct match *
-pattern_compiled(struct pattern *p)
-{
-	size_t off;
-
-	if (!p->m)
-		p->m = match_compile(p->src, &off, NULL);
-	return p->m;
-}
-
 void
 examples_free(struct example *ex, size_t n)
 {
@@ -1060,11 +1050,7 @@ ruleset_is_env_field(const struct ruleset *rs, const char *name)
 char *
 rules_user_dir(void)
 {
-	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg == '/')
-		return xasprintf("%s/pallas-triage/rules", xdg);
-	return xasprintf("%s/.local/share/pallas-triage/rules", home && *home ? home : ".");
+	return util_xdg_dir("XDG_DATA_HOME", ".local/share", "rules");
 }
 
 char *
@@ -1087,7 +1073,7 @@ rules_locate(const char *opt, const char *env, struct pt_err *err)
 		return xstrdup(env);
 	}
 	user = rules_user_dir();
-	if (util_is_dir(user))
+	if (user && util_is_dir(user))
 		return user;
 	free(user);
 	if (util_is_dir(PT_DATADIR "/rules"))

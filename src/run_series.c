@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt/advice.h"
 #include "pt/run_series.h"
 #include "pt/runner.h"
 #include "pt/term.h"
@@ -90,6 +91,7 @@ run_one(const struct run_series_opts *o, const struct ruleset *rs, struct classi
 		feed(&f, lines.data, lines.len);
 		if (f.one) {
 			classifier_finish(f.one, &v);
+			verdict_derive(rs, &v);
 			run_record_fill(&rn->rec[i], &res, &v, level);
 			verdict_release(&v);
 		} else {

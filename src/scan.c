@@ -17,13 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt/advice.h"
 #include "pt/buf.h"
 #include "pt/classify.h"
 #include "pt/litset.h"
+#include "pt/match.h"
 #include "pt/diagnosis.h"
 #include "pt/json.h"
 #include "pt/scan.h"
 #include "pt/term.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
 
 #define SCAN_MAX_JOBS 64
@@ -149,11 +152,12 @@ slot_clear(struct slot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* pf: the prefilter every log of this thread starts from (built once: it
- * is most of the work on a small log). */
+/* pf: the prefilter every log starts from (built once: it is most of the
+ * work on a small log); mt: this thread's match state, kept across logs so
+ * that a pattern is JIT-compiled once per thread, not once per log. */
 static void
-classify_one(const struct ruleset *rs, const struct litset *pf, const struct scan_item *it,
-	     bool jsonl, struct slot *s)
+classify_one(const struct ruleset *rs, const struct litset *pf, struct matcher *mt,
+	     const struct scan_item *it, bool jsonl, struct slot *s)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct verdict v;
@@ -171,13 +175,15 @@ classify_one(const struct ruleset *rs, const struct litset *pf, const struct sca
 		return;
 	}
 	/* One thread per log: the workers already use every core. */
-	rc = classify_fd(rs, fd, it->path, &(struct classify_opts){ .threads = 1, .prefilter = pf },
+	rc = classify_fd(rs, fd, it->path,
+			 &(struct classify_opts){ .threads = 1, .prefilter = pf, .matcher = mt },
 			 &v, &err);
 	close(fd);
 	if (rc < 0) {
 		s->error = xstrdup(err.msg);
 		return;
 	}
+	verdict_derive(rs, &v);
 	s->cls = v.cls;
 	s->rule = v.top_rule ? xstrdup(v.top_rule->id) : NULL;
 	s->fp = xstrdup(v.fingerprint);
@@ -221,6 +227,8 @@ deliver(const struct scan_list *l, size_t i, const struct slot *s, scan_sink sin
 
 struct pool {
 	const struct scan_list *l;
+	const struct ruleset *rs;   /* shared, read-only */
+	const struct litset *pf;    /* shared, read-only */
 	bool jsonl;
 	pthread_mutex_t mu;
 	pthread_cond_t filled;      /* a worker parked a result */
@@ -234,8 +242,6 @@ struct pool {
 struct worker {
 	pthread_t th;
 	struct pool *p;
-	const struct ruleset *rs;
-	struct ruleset *own;        /* loaded for this worker, or NULL for worker 0 */
 	bool started;
 };
 
@@ -244,7 +250,7 @@ worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *p = w->p;
-	struct litset *pf = classify_prefilter_new(w->rs);
+	struct matcher *mt = matcher_new(p->rs->npatterns);
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -257,14 +263,14 @@ worker_main(void *arg)
 			break;
 		i = p->next++;
 		pthread_mutex_unlock(&p->mu);
-		classify_one(w->rs, pf, &p->l->items[i], p->jsonl, &s);
+		classify_one(p->rs, p->pf, mt, &p->l->items[i], p->jsonl, &s);
 		s.done = true;
 		pthread_mutex_lock(&p->mu);
 		p->ring[i % RING] = s;
 		pthread_cond_broadcast(&p->filled);
 	}
 	pthread_mutex_unlock(&p->mu);
-	litset_free(pf);
+	matcher_free(mt);
 	return NULL;
 }
 
@@ -286,39 +292,36 @@ scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_
 	 scan_sink sink, void *arg, struct pt_err *err)
 {
 	unsigned jobs = pick_jobs(o, l->n - l->nerrors);
+	struct litset *pf = classify_prefilter_new(rs);
 	struct worker *w;
 	struct pool *p;
 	int ret = -1;
 
-	if (jobs <= 1 || !o->load) {
-		struct litset *pf = classify_prefilter_new(rs);
+	if (jobs <= 1) {
+		struct matcher *mt = matcher_new(rs->npatterns);
 
 		for (size_t i = 0; i < l->n; i++) {
 			struct slot s;
 
-			classify_one(rs, pf, &l->items[i], o->jsonl, &s);
+			classify_one(rs, pf, mt, &l->items[i], o->jsonl, &s);
 			deliver(l, i, &s, sink, arg);
 			slot_clear(&s);
 		}
+		matcher_free(mt);
 		litset_free(pf);
 		return 0;
 	}
 	p = xcalloc(1, sizeof(*p));
 	w = xcalloc(jobs, sizeof(*w));
 	p->l = l;
+	p->rs = rs;
+	p->pf = pf;
 	p->jsonl = o->jsonl;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->filled, NULL);
 	pthread_cond_init(&p->room, NULL);
 	for (unsigned k = 0; k < jobs; k++) {
 		w[k].p = p;
-		if (k == 0) {
-			w[k].rs = rs;
-		} else if (!(w[k].rs = w[k].own = o->load(o->load_arg, err))) {
-			goto out;
-		}
-	}
-	for (unsigned k = 0; k < jobs; k++) {
 		if (pthread_create(&w[k].th, NULL, worker_main, &w[k]) != 0) {
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot start a scan worker thread");
 			goto out;
@@ -349,7 +352,6 @@ out:
 	for (unsigned k = 0; k < jobs; k++) {
 		if (w[k].started)
 			pthread_join(w[k].th, NULL);
-		ruleset_free(w[k].own);
 	}
 	for (size_t i = 0; i < RING; i++)
 		slot_clear(&p->ring[i]);
@@ -358,6 +360,7 @@ out:
 	pthread_mutex_destroy(&p->mu);
 	free(w);
 	free(p);
+	litset_free(pf);
 	return ret;
 }
 
@@ -366,11 +369,7 @@ out:
 static uint64_t
 str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	return util_fnv1a(UTIL_FNV1A_INIT, s, strlen(s));
 }
 
 static void

@@ -377,3 +377,26 @@ util_now(struct util_time *t, const char *fixed)
 	strftime(t->iso, sizeof(t->iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return t->iso;
 }
+
+char *
+util_xdg_dir(const char *var, const char *home_sub, const char *leaf)
+{
+	const char *base = getenv(var), *home = getenv("HOME");
+	const char *slash = leaf ? "/" : "", *name = leaf ? leaf : "";
+
+	if (base && *base == '/')
+		return xasprintf("%s/pallas-triage%s%s", base, slash, name);
+	if (home && *home == '/')
+		return xasprintf("%s/%s/pallas-triage%s%s", home, home_sub, slash, name);
+	return NULL;
+}
+
+uint64_t
+util_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ull;
+	return h;
+}

@@ -11,6 +11,7 @@
 
 #include "pt/buf.h"
 #include "pt/engine.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
 
 static int
@@ -61,7 +62,8 @@ collect_evidence(const struct engine_result *e, struct verdict *v)
 }
 
 /* Captures: the deciding rule's first, then its class's, then the rest;
- * environment facts after that, and the calculators' values last. */
+ * environment facts after that. The calculators' values are not the
+ * engine's business: verdict_derive() (pt/advice.h) adds them. */
 static void
 collect_vars(const struct engine_result *e, struct verdict *v)
 {
@@ -72,9 +74,6 @@ collect_vars(const struct engine_result *e, struct verdict *v)
 			if ((v->fired[i]->cls == v->cls) == (pass == 0))
 				vars_copy(&v->vars, &e->rcaps[v->fired[i]->index], false);
 	vars_copy(&v->vars, e->env, false);
-	advice_derive(e->rs, &v->vars);
-	if (!vars_get(&v->vars, "chip") && vars_get(&v->vars, "chip_name"))
-		vars_set(&v->vars, "chip", vars_get(&v->vars, "chip_name"), false);
 }
 
 static void
@@ -127,7 +126,7 @@ static void
 set_fingerprint(struct verdict *v, const char *text)
 {
 	struct buf b = BUF_INIT;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h;
 	const char *p = text ? text : "";
 
 	while (*p) {
@@ -147,10 +146,8 @@ set_fingerprint(struct verdict *v, const char *text)
 			buf_addch(&b, *p++);
 		}
 	}
-	for (const char *q = class_name(v->cls); *q; q++)
-		h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
-	for (size_t i = 0; i < b.len; i++)
-		h = (h ^ (unsigned char)b.data[i]) * 0x100000001b3ull;
+	h = util_fnv1a(UTIL_FNV1A_INIT, class_name(v->cls), strlen(class_name(v->cls)));
+	h = util_fnv1a(h, b.data, b.len);
 	v->fingerprint = xasprintf("%s-%016llx", class_name(v->cls), (unsigned long long)h);
 	v->fingerprint_text = buf_detach(&b, NULL);
 }

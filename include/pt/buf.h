@@ -30,6 +30,13 @@ char *buf_detach(struct buf *b, size_t *len);
 void buf_reset(struct buf *b);
 void buf_truncate(struct buf *b, size_t len);
 
+/*
+ * Make room for extra more bytes (and the NUL) past b->len, for a caller
+ * that writes into b->data itself and then sets b->len and the NUL.
+ * Returns -1 when the cap would be exceeded.
+ */
+int buf_grow(struct buf *b, size_t extra);
+
 /* Appends return 0, or -1 when the cap would be exceeded (nothing appended). */
 int buf_add(struct buf *b, const void *p, size_t n);
 int buf_adds(struct buf *b, const char *s);

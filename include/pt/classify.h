@@ -73,7 +73,8 @@ struct verdict {
 	size_t key_lineno;
 	char *fingerprint;          /* stable id of this failure: "class:hash" */
 	char *fingerprint_text;     /* the key line with numbers, paths, addresses masked */
-	struct vars vars;           /* captures, environment facts, derived values */
+	struct vars vars;           /* captures, then environment facts; verdict_derive()
+	                             * (pt/advice.h) adds the calculators' values */
 	struct location loc;
 	size_t nlines;
 	unsigned long long nbytes;
@@ -93,7 +94,11 @@ void verdict_release(struct verdict *v);
 
 struct classifier;
 
-/* Returns a new classifier over rs (borrowed; must outlive it); free with classifier_free(). */
+/*
+ * Returns a new classifier over rs (borrowed; must outlive it); free with
+ * classifier_free(). rs is only read: any number of classifiers, in any
+ * threads, may share one ruleset.
+ */
 struct classifier *classifier_new(const struct ruleset *rs);
 /* Before the first feed: a context the user asserts, and why (both borrowed until finish). */
 void classifier_assert_context(struct classifier *c, const char *context, const char *why);
@@ -113,6 +118,7 @@ const struct vars *classifier_captures(const struct classifier *c, const struct 
 const struct vars *classifier_env(const struct classifier *c);
 
 struct litset;
+struct matcher;
 
 struct classify_opts {
 	/* 1 reads alone; 0 (one per core, at most 2) or 2 lets a big regular
@@ -122,6 +128,10 @@ struct classify_opts {
 	/* A prefilter from classify_prefilter_new() to start from, shared
 	 * read-only (by threads too), or NULL to build one for this log. */
 	const struct litset *prefilter;
+	/* PCRE2 match state (pt/match.h) to use, borrowed, one thread at a
+	 * time: a worker that classifies many logs keeps its JIT-compiled
+	 * patterns across them. NULL: the classifier has its own. */
+	struct matcher *matcher;
 	/* A context the user says holds (the kernel of --kernel FILE is a
 	 * Pallas kernel), counted as evidence, and why; NULL for none. */
 	const char *assert_context;
@@ -149,12 +159,5 @@ void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct
  */
 int classify_path(const struct ruleset *rs, const char *path, const char *kernel,
 		  unsigned threads, struct verdict *v, struct pt_err *err);
-
-/*
- * Derive advice values (vmem_limit_bytes, block_legal, block_halved_minor,
- * block_halved_second, ...) from the captures in vs and the chip table.
- * Implemented in advice.c. Never fails: what cannot be derived is left unset.
- */
-void advice_derive(const struct ruleset *rs, struct vars *vs);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the classifier: what the line matcher (classify.c) hands to the
+ * Inside the classifier: what the line matcher (linematch.c) hands to the
  * scorer (score.c) and to the verdict builder (verdict.c) once the log has
  * been read. Commands use pt/classify.h, not this.
  *

@@ -48,7 +48,9 @@ void pack_release(struct pack *p);
 /* Frees an array from packs_list(). */
 void packs_free(struct pack *packs, size_t n);
 
-/* Returns the packs directory as a new string (free()). */
+/* Returns the packs directory as a new string (free()), or NULL when
+ * neither $XDG_DATA_HOME nor $HOME is an absolute path (util_xdg_dir()):
+ * then no pack is installed and none can be. */
 char *packs_dir(void);
 
 bool pack_name_valid(const char *name);

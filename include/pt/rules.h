@@ -3,7 +3,8 @@
  * The rule model: classifier rules, classes, ladders, debug flags, error
  * codes and environment facts, all loaded from the rules directory (schema in
  * docs/rules.md). A struct ruleset owns everything in it; one ruleset_free()
- * frees the tree.
+ * frees the tree. Once loaded (ruleset_finish(), or rules_cache_load()) a
+ * ruleset is read-only, its patterns compiled: threads may share it.
  */
 #ifndef PT_RULES_H
 #define PT_RULES_H
@@ -58,7 +59,7 @@ enum rule_tier { TIER_SPECIFIC, TIER_FALLBACK, TIER_OBSERVED };
 struct pattern {
 	char *src;                 /* the PCRE2 source as written */
 	enum pat_role role;
-	struct match *m;           /* compiled; NULL until first use when loaded from the cache */
+	struct match *m;           /* compiled (never NULL in a loaded ruleset); read-only */
 	char **lits;               /* required literals (literal.h), NULL-terminated; set by finish */
 	int line, col;             /* position in the rules file */
 	struct rule *rule;         /* owning rule (borrowed back-pointer), NULL for facts and contexts */
@@ -214,14 +215,6 @@ int ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char
  */
 int ruleset_finish(struct ruleset *rs, struct diag *d);
 
-/*
- * The compiled pattern, compiling it now if it was loaded from the cache.
- * Returns a borrowed pointer, or NULL if it does not compile (only possible
- * with a cache that lies; callers treat it as a pattern that never matches).
- * Not thread-safe: a ruleset is used by one thread at a time.
- */
-struct match *pattern_compiled(struct pattern *p);
-
 const struct rule *ruleset_find_rule(const struct ruleset *rs, const char *id);
 const struct code_def *ruleset_find_code(const struct ruleset *rs, const char *code);
 const struct flag_def *ruleset_find_flag(const struct ruleset *rs, const char *id);
@@ -246,7 +239,8 @@ bool ruleset_is_env_field(const struct ruleset *rs, const char *name);
  * rules/. Returns a new string (free()), or NULL with err set when none exists.
  */
 char *rules_locate(const char *opt, const char *env, struct pt_err *err);
-/* The user's rules directory (for packs); a new string. */
+/* The user's rules directory: a new string, or NULL when neither
+ * $XDG_DATA_HOME nor $HOME is an absolute path (util_xdg_dir()). */
 char *rules_user_dir(void);
 
 #endif

@@ -5,11 +5,13 @@
  * on these machines, against a 5 ms budget for the whole run).
  *
  * The cache is keyed by the exact list of rule files with their sizes and
- * modification times and by the tool's version; any difference is a miss
- * and the YAML is read again. Only rulesets that loaded without a single
- * error are ever written, so a cached pattern is known to compile, and
- * patterns are compiled on first use. Rule examples are not cached: `rules
- * test` and `rules validate` always read the YAML.
+ * modification times, by the tool's version and by a hash of the sources
+ * the binary was built from; any difference is a miss and the YAML is read
+ * again. Only rulesets that loaded without a single error are ever
+ * written; the patterns are stored compiled (PCRE2's serialized code), so
+ * a loaded set is complete and read-only like one read from YAML. Rule
+ * examples are not cached: `rules test` and `rules validate` always read
+ * the YAML.
  *
  * A cache file that is missing, stale, truncated or corrupt is a miss, never
  * an error. Writing is best effort and atomic. PALLAS_TRIAGE_NO_CACHE=1
@@ -18,7 +20,21 @@
 #ifndef PT_RULES_CACHE_H
 #define PT_RULES_CACHE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "pt/rules.h"
+
+/*
+ * The checksum a cache file ends with (host order), over everything after
+ * the magic: a corrupt file is a miss, never a ruleset with a nonsense
+ * weight or a compiled pattern PCRE2 would trip on. Not cryptographic: the
+ * cache is the user's own file.
+ */
+uint64_t rules_cache_checksum(const void *data, size_t n);
+
+/* The file's first 8 bytes: what it is (the key says which build wrote it). */
+#define RULES_CACHE_MAGIC "PTRCACHE"
 
 /*
  * The key for the rule files in dirs (a NULL-terminated list; missing

@@ -5,11 +5,11 @@
  * result back in path order, and aggregate the results by class and by
  * failure fingerprint so the same failure across 300 CI jobs becomes one row.
  *
- * Threads. A struct classifier is single-threaded, and a ruleset's patterns
- * carry PCRE2 match data and lazy-JIT counters, so every worker has its own
- * ruleset: worker 0 borrows the caller's, the others get one from the
- * caller's loader. Results are delivered to the callback on the calling
- * thread, in the order of scan_list, whatever the order the workers finish in.
+ * Threads. Every worker classifies with the caller's ruleset and one
+ * prefilter built from it, both shared read-only; each has its own PCRE2
+ * match state (pt/match.h, struct matcher) and its own classifier per log.
+ * Results are delivered to the callback on the calling thread, in the
+ * order of scan_list, whatever the order the workers finish in.
  */
 #ifndef PT_SCAN_H
 #define PT_SCAN_H
@@ -59,24 +59,19 @@ struct scan_result {
 	size_t nlines;
 };
 
-/* Returns a new ruleset for one more worker (free with ruleset_free()), or NULL with err set. */
-typedef struct ruleset *(*scan_loader)(void *arg, struct pt_err *err);
 /* Called on the caller's thread for every item, in list order. */
 typedef void (*scan_sink)(const struct scan_result *r, void *arg);
 
 struct scan_opts {
 	unsigned jobs;              /* worker threads; 0: one per online CPU */
 	bool jsonl;                 /* fill scan_result.json */
-	scan_loader load;           /* rulesets for workers 1..jobs-1 */
-	void *load_arg;
 };
 
 /*
- * Classify every item of l with rs (borrowed, used by worker 0) and
- * o->load()'s rulesets, calling sink for each item in list order. Returns
- * 0, or -1 with err set when a worker could not be started or its rules
- * could not be loaded (PT_EXIT_SYSTEM or the loader's status); then no
- * result or only a prefix of them was delivered.
+ * Classify every item of l with rs (borrowed, shared by the workers),
+ * calling sink for each item in list order. Returns 0, or -1 with err set
+ * (PT_EXIT_SYSTEM) when a worker could not be started; then no result or
+ * only a prefix of them was delivered.
  */
 int scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_opts *o,
 	     scan_sink sink, void *arg, struct pt_err *err);

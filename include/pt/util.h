@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "pt/buf.h"
 #include "pt/diag.h"
 
@@ -74,6 +75,21 @@ struct util_time {
  * clock) verbatim, cut to fit, when it is not NULL. Returns t->iso.
  */
 const char *util_now(struct util_time *t, const char *fixed);
+
+/*
+ * A directory of ours under an XDG base: "$VAR/pallas-triage/LEAF" when
+ * $VAR (XDG_DATA_HOME, XDG_CACHE_HOME) is an absolute path, else
+ * "$HOME/HOME_SUB/pallas-triage/LEAF" when $HOME is one (leaf may be NULL).
+ * A relative value is ignored, as the XDG spec says: it would name a
+ * directory in the working directory, which a cloned repository controls.
+ * Returns a new string (free()), or NULL when neither variable is usable.
+ */
+char *util_xdg_dir(const char *var, const char *home_sub, const char *leaf);
+
+/* FNV-1a (64 bits) of p[0..n) continued from h; start from UTIL_FNV1A_INIT.
+ * Not cryptographic: for hash tables, fingerprints and corruption checks. */
+#define UTIL_FNV1A_INIT 0xcbf29ce484222325ull
+uint64_t util_fnv1a(uint64_t h, const void *p, size_t n);
 
 /* Parse a non-negative decimal integer; returns -1 on junk or overflow. */
 int util_parse_size(const char *s, unsigned long long *out);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "pt/rules.h"
+#include "pt/util.h"
 
 #ifndef PT_SRCDIR
 #define PT_SRCDIR "."
@@ -62,11 +63,7 @@ fuzz_shipped_rules(const char *who)
 static inline uint64_t
 fuzz_hash(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
+	return util_fnv1a(UTIL_FNV1A_INIT, p, n);
 }
 
 /* xorshift64*: a small deterministic generator seeded from the input. */

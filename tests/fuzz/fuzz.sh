@@ -18,7 +18,7 @@ mode=${1:-run}
 [ $# -gt 0 ] && shift
 targets=${*:-$(for f in tests/fuzz/fuzz_*.c; do basename "$f" .c | sed 's/^fuzz_//'; done)}
 # clang and its libFuzzer/sanitizer runtimes, installed the way
-# scripts/ensure-deps.sh installs the build dependencies
+# tests/deps.sh installs the build dependencies
 have_fuzzer() {
 	command -v clang >/dev/null 2>&1 &&
 		[ -f "$(clang -print-runtime-dir)/libclang_rt.fuzzer-$(uname -m).a" ]

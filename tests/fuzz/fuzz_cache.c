@@ -3,8 +3,7 @@
  * Fuzz target: the binary ruleset cache reader (rules_cache_load). A random
  * file would almost never get past the magic, the key and the trailing hash,
  * so the harness wraps the input as a real cache file does: magic, key,
- * body = the input, then the body's FNV-1a hash (the same hash as
- * rules_cache.c). The reader must treat any body as a hit or a miss, never
+ * body = the input, then rules_cache_checksum() of it all. The reader must treat any body as a hit or a miss, never
  * crash or leak; a ruleset it accepts is used to classify a short log.
  * Seeds are bodies of real cache files (tests/fuzz/seeds.sh).
  */
@@ -20,7 +19,7 @@
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
-#define KEY "pallas-triage fuzz PTRC0001\ndir /fuzz\n"
+#define KEY "pallas-triage fuzz 0000000000000000\ndir /fuzz\n"
 
 static char tmp[] = "/tmp/pt-fuzz-cache.XXXXXX";
 static char *path;
@@ -91,11 +90,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t klen = (uint32_t)strlen(KEY);
 	uint64_t h;
 
-	buf_add(&b, "PTRC0001", 8);
+	buf_add(&b, RULES_CACHE_MAGIC, 8);
 	buf_add(&b, &klen, sizeof(klen));
 	buf_add(&b, KEY, klen);
 	buf_add(&b, data, size);
-	h = fuzz_hash((const uint8_t *)b.data + 8, b.len - 8);
+	h = rules_cache_checksum(b.data + 8, b.len - 8);
 	buf_add(&b, &h, sizeof(h));
 	if (util_write_atomic(path, b.data, b.len, &err) < 0)
 		FUZZ_FAIL("%s", err.msg);

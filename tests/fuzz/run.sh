@@ -89,9 +89,13 @@ path, body = sys.argv[1], open(sys.argv[2], 'rb').read()
 d = open(path, 'rb').read()
 k = struct.unpack('<I', d[8:12])[0]
 head = d[8:12 + k]
-h = 0xcbf29ce484222325
-for c in head + body:
-    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+# rules_cache_checksum(): FNV-1a over 8-byte little-endian words, then bytes
+data, h, m = head + body, 0xcbf29ce484222325, 0xffffffffffffffff
+n8 = len(data) // 8 * 8
+for i in range(0, n8, 8):
+    h = ((h ^ int.from_bytes(data[i:i + 8], 'little')) * 0x100000001b3) & m
+for c in data[n8:]:
+    h = ((h ^ c) * 0x100000001b3) & m
 open(path, 'wb').write(d[:8] + head + body + struct.pack('<Q', h))
 PY
 		pt --rules "$SRC/rules" --json "$SRC/docs/examples/vmem-oom.log"

@@ -102,7 +102,7 @@ pt --rules "$RULES" --json "$T/utf8.log"
 check "... and the JSON output parses as strict UTF-8" strict_json "$T/out"
 
 # A coloured error line whose escape sequence straddles the first 128 KiB read
-# (READ_CHUNK in classify.c): the two halves are stripped as one sequence
+# (READ_CHUNK in window.c): the two halves are stripped as one sequence
 python3 - "$T/cut.log" <<'EOF'
 import sys
 line = (b"jax.errors.JaxRuntimeError: INTERNAL: \x1b[1;31mSemaphore\x1b[0m "

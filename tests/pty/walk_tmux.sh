@@ -6,7 +6,7 @@
 # session that loads with every answer given so far.
 . "$(dirname "$0")/../lib.sh"
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "tmux is not installed (scripts/ensure-deps.sh test installs it)"
+	echo "tmux is not installed (make test installs it: tests/deps.sh)"
 	not_ok "tmux available"
 	finish
 	exit 1

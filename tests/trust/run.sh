@@ -218,4 +218,30 @@ check "run.sh: a failing suite's early FAIL line is shown" grep -q '^    FAIL an
 check "run.sh: and its tail" grep -q '^    ok case 99' "$T/out"
 check "run.sh: the total counts the failure" grep -qx '99 passed, 1 failed' "$T/out"
 
+# --- no HOME: the working directory is not a home ----------------------------
+# With HOME unset (or relative) the user rules and packs directories are
+# unknown, not ./.local/share/...: a cloned repository could plant both.
+fresh
+mkdir -p .local/share/pallas-triage/rules .local/share/pallas-triage/packs
+printf 'rules: [not, a, rule]\n' >.local/share/pallas-triage/rules/planted.yaml
+printf 'rules: [not, a, rule]\n' >.local/share/pallas-triage/packs/planted.yaml
+printf '{"name":"planted"}\n' >.local/share/pallas-triage/packs/planted.meta.json
+for home in unset relative; do
+	if [ $home = unset ]; then
+		env -u HOME -u XDG_DATA_HOME -u XDG_CACHE_HOME -u PALLAS_TRIAGE_RULES \
+			$PTRUN --json "$LOG" >"$T/out" 2>"$T/err" </dev/null
+	else
+		env -u XDG_CACHE_HOME -u PALLAS_TRIAGE_RULES HOME=. XDG_DATA_HOME=.local/share \
+			$PTRUN --json "$LOG" >"$T/out" 2>"$T/err" </dev/null
+	fi
+	rc=$?
+	expect "HOME $home: planted rules and packs in the working directory are not read" 0
+	check "... the shipped rules decide" grep -q '"class": "capacity"' "$T/out"
+done
+env -u HOME -u XDG_DATA_HOME -u PALLAS_TRIAGE_RULES $PTRUN rules remove planted \
+	>"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "HOME unset: no pack is installed, so none can be removed" 2
+check "... and the planted one is still there" test -f .local/share/pallas-triage/packs/planted.yaml
+
 finish

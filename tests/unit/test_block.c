@@ -9,6 +9,7 @@
 #include "chips_fixture.h"
 
 #include "pt/block.h"
+#include "pt/advice.h"
 #include "pt/classify.h"
 #include "pt/rules.h"
 #include "pt/vars.h"

@@ -108,16 +108,29 @@ test_match(void)
 	struct pt_err err = PT_ERR_INIT;
 	size_t off = 0, s = 0, e = 0;
 	struct match *m = match_compile("Used (?P<used>[\\d.]+M) of (?P<limit>[\\d.]+M)", &off, &err);
+	struct matcher *a = matcher_new(1), *b = matcher_new(1);
 
 	CHECK(m != NULL);
-	CHECK_INTEQ(match_exec(m, "x Used 3.5M of 2M", 17, &s, &e), MATCH_YES);
+	CHECK_INTEQ(matcher_exec(a, 0, m, "x Used 3.5M of 2M", 17, &s, &e), MATCH_YES);
 	CHECK_INTEQ(s, 2);
 	CHECK_INTEQ(match_name_count(m), 2);
-	CHECK(match_group(m, 1, &s, &e) && s == 7 && e == 11);
+	CHECK(matcher_group(a, m, 1, &s, &e) && s == 7 && e == 11);
 	CHECK_STREQ(match_name(m, 1), "used");
-	CHECK_INTEQ(match_exec(m, "nothing", 7, NULL, NULL), MATCH_NO);
+	/* the match data is the matcher's: b's match leaves a's groups alone */
+	CHECK_INTEQ(matcher_exec(b, 0, m, "Used 1M of 2M", 13, NULL, NULL), MATCH_YES);
+	CHECK(matcher_group(a, m, 1, &s, &e) && s == 7 && e == 11);
+	CHECK(matcher_group(b, m, 1, &s, &e) && s == 5 && e == 7);
+	CHECK_INTEQ(matcher_exec(a, 0, m, "nothing", 7, NULL, NULL), MATCH_NO);
 	/* bytes, not UTF-8: invalid sequences and NULs are ordinary characters */
-	CHECK_INTEQ(match_exec(m, "\xff\x00 Used 1M of 2M", 17, NULL, NULL), MATCH_YES);
+	CHECK_INTEQ(matcher_exec(a, 0, m, "\xff\x00 Used 1M of 2M", 17, NULL, NULL), MATCH_YES);
+	/* past the JIT threshold (a's own copy of the code) the answers stay the same */
+	for (int i = 0; i < 40; i++) {
+		CHECK_INTEQ(matcher_exec(a, 0, m, "x Used 3.5M of 2M", 17, &s, &e), MATCH_YES);
+		CHECK(matcher_group(a, m, 1, &s, &e) && s == 7 && e == 11);
+		CHECK_INTEQ(matcher_exec(a, 0, m, "Used 3.5M of 2G", 15, NULL, NULL), MATCH_NO);
+	}
+	matcher_free(a);
+	matcher_free(b);
 	match_free(m);
 	CHECK(match_compile("(unclosed", &off, &err) == NULL);
 	CHECK_INTEQ(off, 9);

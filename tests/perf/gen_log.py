@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Deterministic inputs for `make bench` (see docs/performance.md).
 
-Writes into OUT (default bench/data):
+Writes into OUT (default build/perf-data):
 
   big.log          about SIZE bytes (default 1 GiB) of synthetic JAX/XLA CI
                    output: glog and Python-logging lines, "Compiling jit_..."
@@ -304,7 +304,8 @@ def write_2k(r, out, pool):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "..", "..", "build", "perf-data"))
     ap.add_argument("--size", type=int, default=1 << 30, help="bytes of big.log (default 1 GiB)")
     ap.add_argument("--small", type=int, default=1000, help="number of small logs")
     ap.add_argument("--patterns", help="exported patterns to check the templates against")

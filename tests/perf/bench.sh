@@ -3,15 +3,16 @@
 # 1 GiB CI log, plus the 2 KB whole-run latency and `scan` over 1,000 small
 # logs. Method and figures: docs/performance.md.
 #
-# Usage: bench/run.sh PATH-TO-pallas-triage
-# Environment: BENCH_DATA (default bench/data), BENCH_RUNS (timed runs for
-# the big log, default 5), BENCH_SIZE (bytes of the big log, default 1 GiB).
-# The data is generated once (bench/gen_log.py, fixed seed) and regenerated
-# when the generator changes.
+# Usage: tests/perf/bench.sh PATH-TO-pallas-triage (`make bench` runs it)
+# Environment: BENCH_DATA (default build/perf-data), BENCH_RUNS (timed runs
+# for the big log, default 5), BENCH_SIZE (bytes of the big log, default
+# 1 GiB). The data is generated once (tests/perf/gen_log.py, fixed seed) and
+# regenerated when the generator changes. The tools it needs are installed
+# by tests/deps.sh (make bench).
 set -eu
-PT=${1:?usage: bench/run.sh PATH-TO-pallas-triage}
+PT=${1:?usage: tests/perf/bench.sh PATH-TO-pallas-triage}
 B=$(cd "$(dirname "$0")" && pwd)
-D=${BENCH_DATA:-$B/data}
+D=${BENCH_DATA:-$(cd "$B/../.." && pwd)/build/perf-data}
 RUNS=${BENCH_RUNS:-5}
 SIZE=${BENCH_SIZE:-1073741824}
 export LC_ALL=C    # grep is fastest in the C locale; rg and pallas-triage do not care
@@ -19,14 +20,8 @@ unset PALLAS_TRIAGE_RULES
 
 need() { command -v "$1" >/dev/null 2>&1; }
 if ! [ -x /usr/bin/time ] || ! need rg || ! need hyperfine; then
-	if [ "$(id -u)" -eq 0 ] && need apt-get; then
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >/dev/null
-		apt-get install -y -qq --no-install-recommends time ripgrep hyperfine >/dev/null
-	else
-		echo "bench: needs /usr/bin/time, rg and hyperfine: sudo apt-get install time ripgrep hyperfine" >&2
-		exit 1
-	fi
+	echo "bench: needs /usr/bin/time, rg and hyperfine: 'make bench' installs them" >&2
+	exit 1
 fi
 mkdir -p "$D"
 

@@ -1,10 +1,14 @@
 #!/bin/sh
-# Make sure the build dependencies are installed. As root on Debian this
-# installs what is missing with apt-get; otherwise it prints the exact command
-# and fails, so a build never half-starts.
-# Usage: scripts/ensure-deps.sh [build|test|bench]
+# The dependencies of the build, the tests and the benchmark.
+#
+# Usage: tests/deps.sh check|install build|test|bench
+#   check    say what is missing and the command that installs it; exit 1
+#            if anything is (plain `make`: a build never installs anything)
+#   install  as root on Debian, install what is missing with apt-get
+#            (`make demo`, `make test`, `make bench`); otherwise as check
 set -eu
-what=${1:-build}
+mode=${1:?usage: tests/deps.sh check|install build|test|bench}
+what=${2:-build}
 pkgs=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 command -v pkg-config >/dev/null 2>&1 || pkgs="$pkgs pkg-config"
@@ -21,13 +25,15 @@ if [ "$what" = test ] || [ "$what" = bench ]; then
 	command -v script >/dev/null 2>&1 || pkgs="$pkgs bsdutils"
 fi
 if [ "$what" = bench ]; then
+	[ -x /usr/bin/time ] || pkgs="$pkgs time"
 	command -v rg >/dev/null 2>&1 || pkgs="$pkgs ripgrep"
 	command -v hyperfine >/dev/null 2>&1 || pkgs="$pkgs hyperfine"
 fi
 [ -z "$pkgs" ] && exit 0
-if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-	echo "pallas-triage: missing build dependencies:$pkgs" >&2
+if [ "$mode" != install ] || [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+	echo "pallas-triage: missing dependencies:$pkgs" >&2
 	echo "install them with:  sudo apt-get update && sudo apt-get install -y$pkgs" >&2
+	[ "$mode" = install ] || echo "(as root, 'make demo' and 'make test' install them)" >&2
 	exit 1
 fi
 echo "installing:$pkgs" >&2

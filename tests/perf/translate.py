@@ -15,7 +15,7 @@ rules) and a leading (?i) becomes a scoped (?i:...).
 Both drop lookarounds ((?!...), (?=...), (?<!...), (?<=...)): neither engine
 has them. A pattern without its lookahead matches a superset of lines, so
 the counts can only grow; the generator's lines never depend on it (the
-count check in bench/run.sh would show it). Prints a note per change class.
+count check in tests/perf/bench.sh would show it). Prints a note per change class.
 """
 import sys
 

@@ -3,12 +3,10 @@
  * Micro-benchmark for the prefilter: extract the literals of a file of PCRE2
  * patterns (one per line), index them in a litset, and time litset_find()
  * over a log held in memory, counting candidate lines the way the classifier
- * walks them (after a hit, resume at the next line). Not part of the build;
- * compile by hand, e.g.
+ * walks them (after a hit, resume at the next line). `make bench` builds it
+ * as build/perf/litset_bench:
  *
- *   gcc -std=c11 -O2 -D_GNU_SOURCE -Iinclude bench/litset_bench.c \
- *       src/litset.c src/literal.c src/xalloc.c src/diag.c -o /tmp/litset_bench
- *   /tmp/litset_bench RULES LOG [--check] [--scalar] [--stride N]
+ *   build/perf/litset_bench RULES LOG [--check] [--scalar] [--stride N]
  *
  * --check also counts the candidate lines with a naive search and compares;
  * --scalar and --stride N are passed to litset_tune().

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the classifier: what happens on a candidate line (linematch.c).
+ * The prefilter (a litset of every pattern's required literals, plus the
+ * engine's own) says which patterns may match the line; those that have
+ * not hit yet run on it, then on the line joined with its wrapped
+ * neighbours; the first hit of each pattern is kept with its captures and
+ * the user frame seen before it. The same pass follows Python traceback
+ * frames, Mosaic loc(...) callsites and the last error-looking line.
+ *
+ * The window (pt/window.h) finds the lines; the scorer and the verdict
+ * builder (pt/engine.h) read the results. Commands use pt/classify.h.
+ */
+#ifndef PT_LINEMATCH_H
+#define PT_LINEMATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pt/buf.h"
+#include "pt/engine.h"
+#include "pt/litset.h"
+#include "pt/match.h"
+#include "pt/rules.h"
+#include "pt/vars.h"
+#include "pt/window.h"
+
+/* A candidate line joined with wrapped neighbours. */
+struct join {
+	struct buf text;
+	size_t starts[2 * JOIN_LINES + 1];  /* where each line starts in text */
+	size_t npieces, own;        /* own: the candidate line's piece */
+	size_t lineno;              /* the candidate line it was built for, or SIZE_MAX */
+};
+
+struct linematch {
+	const struct ruleset *rs;   /* borrowed */
+	struct matcher *mt;         /* this classifier's PCRE2 state; owned unless mt_borrowed */
+	bool mt_borrowed;
+	struct litset *ls;          /* our own prefilter, or NULL while we use a shared one */
+	const struct litset *pf;    /* the prefilter in use: ls, or the shared one */
+	bool built;                 /* pf is built (from the first block, to pick rare windows) */
+	size_t npat;                /* pattern ids are 0..npat-1; the engine's own ids follow */
+	size_t *always;             /* patterns with no usable literal: tried on every line */
+	size_t nalways;
+	unsigned char *hits;        /* bitmap over all ids */
+	size_t hits_len;
+	size_t *ids;                /* scratch: the ids set in hits */
+	struct pat_state *ps;       /* one per ruleset pattern */
+	struct vars *rcaps;         /* per rule: captures of its first hits */
+	struct vars env;            /* facts */
+	struct join joins[2];       /* the candidate line's joins: forward, both ways */
+	struct snap_frame last_frame, loc_frame;
+	size_t *waiting;            /* hit patterns whose traceback comes after them */
+	size_t nwaiting;
+	char *last_error;
+	size_t last_error_line;
+	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
+	size_t nhit, built_nhit;    /* patterns hit, now and at the last build */
+	size_t wasted;              /* candidate lines since the last build that ran nothing */
+};
+
+/*
+ * Start matching rs's patterns (rs borrowed, must outlive lm). shared: a
+ * built prefilter of every pattern to start from (classify_prefilter_new(),
+ * borrowed), or NULL to build one at linematch_build(). mt: a matcher to
+ * use (borrowed; one thread at a time), or NULL for one of lm's own.
+ * Release with linematch_release().
+ */
+void linematch_init(struct linematch *lm, const struct ruleset *rs, const struct litset *shared,
+		    struct matcher *mt);
+void linematch_release(struct linematch *lm);
+
+/*
+ * A prefilter (not built) of rs's patterns, of those not hit yet when ps
+ * is given, plus the engine's own literals. Returns a new set; free it with
+ * litset_free().
+ */
+struct litset *linematch_prefilter(const struct ruleset *rs, const struct pat_state *ps);
+
+/* Build lm's prefilter, choosing rare windows from sample[0..len) (may be
+ * empty). Does nothing when it is built already. */
+void linematch_build(struct linematch *lm, const char *sample, size_t len);
+
+/*
+ * One candidate line of w (the arguments of window_line_fn). Returns true
+ * when the prefilter should be rebuilt without the patterns that have hit:
+ * many candidate lines in a row ran nothing.
+ */
+bool linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
+		    size_t limit, size_t lineno);
+
+/*
+ * Rebuild the prefilter from the patterns not hit yet (sample as for
+ * linematch_build()). Returns false when no pattern has hit since the last
+ * build: the set would be the same, and nothing was done.
+ */
+bool linematch_rebuild(struct linematch *lm, const char *sample, size_t len);
+
+#endif

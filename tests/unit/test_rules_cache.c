@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rules cache gives back what it was given: the shipped rules plus a
+ * pack are saved and loaded again, and every field of every rule, pattern,
+ * context, class, rung, flag, code, fact, chip, dtype and JAX API entry is
+ * compared. Two guards make a forgotten field fail here rather than ship
+ * as a stale cache: the size of every cached struct is pinned (a new
+ * field changes it: serialize it in rules_cache*.c, compare it below, then
+ * update the size), and every optional field must be set somewhere in the
+ * test set, so that a comparison of NULL with NULL cannot hide a field the
+ * cache drops. Examples of rules and contexts are deliberately not cached
+ * (`rules test` reads the files); those of facts are.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pt/chips.h"
+#include "pt/jaxapi.h"
+#include "pt/match.h"
+#include "pt/rules.h"
+#include "pt/rules_cache.h"
+#include "pt/util.h"
+#include "test.h"
+
+/* A pack: gives the set rules with an origin, one overriding a shipped rule. */
+static const char *pack =
+	"rules:\n"
+	"  - id: team.cache-round-trip\n"
+	"    class: numerics\n"
+	"    stage: runtime\n"
+	"    weight: 40\n"
+	"    match: { any: ['round (?P<what>trip) failed'] }\n"
+	"    message: 'the ${what} failed'\n"
+	"    examples: { match: ['round trip failed'] }\n"
+	"  - id: capacity.vmem-stack-oom\n"
+	"    overrides: true\n"
+	"    class: capacity\n"
+	"    stage: compile\n"
+	"    weight: 60\n"
+	"    match: { any: ['team wording of a stack OOM'] }\n"
+	"    message: 'team wording'\n"
+	"    examples: { match: ['team wording of a stack OOM'] }\n";
+
+static void
+fail(const char *where, const char *field)
+{
+	test_failed++;
+	fprintf(stderr, "%s: field '%s' differs after a round trip\n", where, field);
+}
+
+static void
+same_str(const char *where, const char *field, const char *a, const char *b)
+{
+	if ((!a && !b) || (a && b && strcmp(a, b) == 0))
+		test_passed++;
+	else
+		fail(where, field);
+}
+
+static void
+same_int(const char *where, const char *field, long long a, long long b)
+{
+	if (a == b)
+		test_passed++;
+	else
+		fail(where, field);
+}
+
+static void
+same_strv(const char *where, const char *field, char *const *a, char *const *b)
+{
+	size_t i = 0;
+
+	if (!a || !b) {
+		same_int(where, field, a == NULL, b == NULL);
+		return;
+	}
+	for (; a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			break;
+	same_int(where, field, a[i] == NULL && b[i] == NULL, 1);
+}
+
+static void
+same_ints(const char *where, const char *field, const int *a, const int *b)
+{
+	size_t i = 0;
+
+	if (!a || !b) {
+		same_int(where, field, a == NULL, b == NULL);
+		return;
+	}
+	for (; a[i] >= 0 && a[i] == b[i]; i++)
+		;
+	same_int(where, field, a[i], b[i]);
+}
+
+#define S(f) same_str(w, #f, x->f, y->f)
+#define I(f) same_int(w, #f, (long long)x->f, (long long)y->f)
+#define V(f) same_strv(w, #f, x->f, y->f)
+
+static void
+same_pattern(const char *w, const struct pattern *x, const struct pattern *y)
+{
+	S(src);
+	I(role);
+	V(lits);
+	I(line);
+	I(col);
+	I(index);
+	same_str(w, "rule", x->rule ? x->rule->id : NULL, y->rule ? y->rule->id : NULL);
+	same_int(w, "m", y->m != NULL, 1);
+	if (x->m && y->m) {
+		same_int(w, "m names", (long long)match_name_count(x->m),
+			 (long long)match_name_count(y->m));
+		for (size_t i = 0; i < match_name_count(x->m); i++)
+			same_str(w, "m name", match_name(x->m, i), match_name(y->m, i));
+	}
+}
+
+static void
+same_rule(const struct rule *x, const struct rule *y)
+{
+	const char *w = x->id;
+
+	S(id);
+	I(cls);
+	S(subkind);
+	I(stage);
+	I(weight);
+	I(npats);
+	I(nany);
+	I(nall);
+	I(nnone);
+	V(literals);
+	S(message);
+	S(explain);
+	V(links);
+	I(overrides);
+	S(file);
+	I(line);
+	S(origin);
+	I(index);
+	I(tier);
+	V(requires);
+	V(excludes);
+	same_ints(w, "req_ctx", x->req_ctx, y->req_ctx);
+	same_ints(w, "exc_ctx", x->exc_ctx, y->exc_ctx);
+	for (size_t i = 0; i < x->npats && i < y->npats; i++)
+		same_pattern(w, x->pats[i], y->pats[i]);
+}
+
+static void
+same_context(const struct context_def *x, const struct context_def *y)
+{
+	const char *w = x->id;
+
+	S(id);
+	S(summary);
+	S(missing);
+	I(threshold);
+	I(npats);
+	for (size_t i = 0; i < x->npats && i < y->npats; i++) {
+		same_int(w, "weights", x->weights[i], y->weights[i]);
+		same_pattern(w, x->pats[i], y->pats[i]);
+	}
+	V(requires);
+	V(excludes);
+	V(implied_by);
+	same_ints(w, "req_ctx", x->req_ctx, y->req_ctx);
+	same_ints(w, "exc_ctx", x->exc_ctx, y->exc_ctx);
+	same_ints(w, "imp_ctx", x->imp_ctx, y->imp_ctx);
+	S(file);
+	I(line);
+	I(index);
+}
+
+static void
+same_rung(const char *w, const struct rung *x, const struct rung *y)
+{
+	S(id);
+	S(family);
+	S(action);
+	S(change);
+	S(fallback);
+	S(expect);
+	V(requires);
+	V(subkinds);
+	V(flags);
+	I(index);
+	S(file);
+	I(line);
+	I(col);
+}
+
+static void
+same_classes(const struct ruleset *a, const struct ruleset *b)
+{
+	for (int c = 0; c < CLASS_COUNT; c++) {
+		const struct class_def *x = &a->classes[c], *y = &b->classes[c];
+		const char *w = class_name((enum pt_class)c);
+
+		same_int(w, "have_class", a->have_class[c], b->have_class[c]);
+		I(cls);
+		S(title);
+		S(summary);
+		S(interpret);
+		S(interpret_note);
+		S(explain);
+		V(next_steps);
+		same_int(w, "ladder cls", a->ladders[c].cls, b->ladders[c].cls);
+		same_int(w, "nrungs", (long long)a->ladders[c].nrungs, (long long)b->ladders[c].nrungs);
+		for (size_t i = 0; i < a->ladders[c].nrungs && i < b->ladders[c].nrungs; i++)
+			same_rung(a->ladders[c].rungs[i].id, &a->ladders[c].rungs[i],
+				  &b->ladders[c].rungs[i]);
+	}
+}
+
+static void
+same_tables(const struct ruleset *a, const struct ruleset *b)
+{
+	same_int("ruleset", "nflags", (long long)a->nflags, (long long)b->nflags);
+	for (size_t i = 0; i < a->nflags && i < b->nflags; i++) {
+		const struct flag_def *x = &a->flags[i], *y = &b->flags[i];
+		const char *w = x->id;
+
+		S(id);
+		S(snippet);
+		S(why);
+		S(file);
+		I(line);
+		I(col);
+	}
+	same_int("ruleset", "ncodes", (long long)a->ncodes, (long long)b->ncodes);
+	for (size_t i = 0; i < a->ncodes && i < b->ncodes; i++) {
+		const struct code_def *x = &a->codes[i], *y = &b->codes[i];
+		const char *w = x->code;
+
+		S(code);
+		S(name);
+		S(summary);
+		S(link);
+		I(cls);
+	}
+	same_int("ruleset", "nfacts", (long long)a->nfacts, (long long)b->nfacts);
+	for (size_t i = 0; i < a->nfacts && i < b->nfacts; i++) {
+		const struct fact_def *x = &a->facts[i], *y = &b->facts[i];
+		const char *w = x->id;
+
+		S(id);
+		S(sets);
+		S(file);
+		V(examples);
+		same_pattern(w, x->pat, y->pat);
+	}
+	{
+		const struct confidence_policy *x = &a->policy, *y = &b->policy;
+		const char *w = "policy";
+
+		S(kernel_context);
+		I(kernel_ctx);
+		I(without_context_max);
+		I(fallback_max);
+	}
+	same_int("ruleset", "nfiles", (long long)a->nfiles, (long long)b->nfiles);
+	for (size_t i = 0; i < a->nfiles && i < b->nfiles; i++)
+		same_str("ruleset", "files", a->files[i], b->files[i]);
+}
+
+static void
+same_chip(const struct chip *x, const struct chip *y)
+{
+	const char *w = x->name;
+
+	S(name);
+	V(aliases);
+	V(device_kinds);
+	I(generation);
+	I(cores_per_chip);
+	I(vmem_bytes);
+	I(smem_bytes);
+	I(sublanes);
+	I(lanes);
+	I(scoped_default_bytes);
+	I(internal_scratch_bytes);
+	for (int i = 0; i < CHIP_NWIDTHS; i++)
+		same_int(w, "tiling", x->tiling[i], y->tiling[i]);
+	I(tiling_x16_flag);
+	I(nmatmul);
+	for (size_t i = 0; i < x->nmatmul && i < y->nmatmul; i++) {
+		same_strv(w, "matmul.lhs", x->matmul[i].lhs, y->matmul[i].lhs);
+		same_strv(w, "matmul.rhs", x->matmul[i].rhs, y->matmul[i].rhs);
+		same_str(w, "matmul.note", x->matmul[i].note, y->matmul[i].note);
+	}
+	I(ndisputes);
+	for (size_t i = 0; i < x->ndisputes && i < y->ndisputes; i++) {
+		same_str(w, "disputes.field", x->disputes[i].field, y->disputes[i].field);
+		same_int(w, "disputes.value", (long long)x->disputes[i].value,
+			 (long long)y->disputes[i].value);
+		same_str(w, "disputes.source", x->disputes[i].source, y->disputes[i].source);
+	}
+	S(note);
+	S(file);
+	I(line);
+}
+
+static void
+same_chiptab(const struct chiptab *a, const struct chiptab *b)
+{
+	same_int("chips", "present", a != NULL, b != NULL);
+	if (!a || !b)
+		return;
+	same_int("chips", "nchips", (long long)a->nchips, (long long)b->nchips);
+	for (size_t i = 0; i < a->nchips && i < b->nchips; i++)
+		same_chip(a->chips[i], b->chips[i]);
+	same_int("chips", "ndtypes", (long long)a->ndtypes, (long long)b->ndtypes);
+	for (size_t i = 0; i < a->ndtypes && i < b->ndtypes; i++) {
+		const struct dtype *x = a->dtypes[i], *y = b->dtypes[i];
+		const char *w = x->name;
+
+		S(name);
+		V(aliases);
+		I(bits);
+		S(unsupported);
+		S(note);
+		S(file);
+		I(line);
+	}
+}
+
+static void
+same_range(const char *w, const char *field, const struct jaxrange *x, const struct jaxrange *y)
+{
+	same_int(w, field, x->set, y->set);
+	same_int(w, field, x->has_lo, y->has_lo);
+	same_str(w, field, x->text, y->text);
+	for (int k = 0; k < 3; k++) {
+		same_int(w, field, x->lo.part[k], y->lo.part[k]);
+		same_int(w, field, x->hi.part[k], y->hi.part[k]);
+	}
+	same_int(w, field, x->lo.stage, y->lo.stage);
+	same_int(w, field, x->hi.stage, y->hi.stage);
+}
+
+static void
+same_api(const struct jaxapi *a, const struct jaxapi *b)
+{
+	same_int("api", "present", a != NULL, b != NULL);
+	if (!a || !b)
+		return;
+	same_int("api", "nnames", (long long)a->nnames, (long long)b->nnames);
+	for (size_t i = 0; i < a->nnames && i < b->nnames; i++) {
+		const struct api_name *x = a->names[i], *y = b->names[i];
+		const char *w = x->name;
+
+		S(name);
+		S(render);
+		same_range(w, "since", &x->since, &y->since);
+		same_range(w, "removed", &x->removed, &y->removed);
+		S(deprecated);
+		S(replaced_by);
+		S(source);
+		S(note);
+		S(file);
+		I(line);
+		I(col);
+	}
+	same_int("api", "ngaps", (long long)a->ngaps, (long long)b->ngaps);
+	for (size_t i = 0; i < a->ngaps && i < b->ngaps; i++) {
+		const struct api_gap *x = a->gaps[i], *y = b->gaps[i];
+		const char *w = x->id;
+
+		S(id);
+		S(what);
+		same_range(w, "closed_in", &x->closed_in, &y->closed_in);
+		I(nwhen);
+		for (size_t k = 0; k < x->nwhen && k < y->nwhen; k++) {
+			same_str(w, "when_names", x->when_names[k], y->when_names[k]);
+			same_strv(w, "when_values", x->when_values[k], y->when_values[k]);
+		}
+		S(source);
+		S(file);
+		I(line);
+	}
+}
+
+/*
+ * The sizes when this test last compared every field (LP64). A different
+ * size means a field was added or removed: make rules_cache*.c write and
+ * read it, compare it above, then update the number here.
+ */
+static void
+test_struct_sizes(void)
+{
+#if UINTPTR_MAX == 0xffffffffffffffffu
+#define SIZE(t, n) do { \
+	if (sizeof(t) != (n)) \
+		fprintf(stderr, "%s is %zu bytes, not %d: a field changed; cache it and " \
+			"compare it in %s\n", #t, sizeof(t), (n), __FILE__); \
+	CHECK_INTEQ(sizeof(t), (n)); \
+} while (0)
+	SIZE(struct pattern, 56);
+	SIZE(struct rule, 216);
+	SIZE(struct context_def, 160);
+	SIZE(struct confidence_policy, 24);
+	SIZE(struct class_def, 56);
+	SIZE(struct flag_def, 40);
+	SIZE(struct rung, 96);
+	SIZE(struct ladder, 24);
+	SIZE(struct code_def, 40);
+	SIZE(struct fact_def, 40);
+	SIZE(struct ruleset, 704);
+	SIZE(struct chip, 152);
+	SIZE(struct chip_matmul, 24);
+	SIZE(struct chip_dispute, 24);
+	SIZE(struct dtype, 56);
+	SIZE(struct chiptab, 48);
+	SIZE(struct api_name, 160);
+	SIZE(struct api_gap, 112);
+	SIZE(struct jaxapi, 48);
+	SIZE(struct jaxrange, 48);
+#undef SIZE
+#endif
+}
+
+/* Every optional field is set somewhere, so the comparisons above see it. */
+static void
+test_coverage(const struct ruleset *rs)
+{
+	struct { const char *what; bool seen; } c[] = {
+		{ "rule.subkind", false }, { "rule.explain", false }, { "rule.links", false }, { "rule.literals", false },
+		{ "rule.origin", false }, { "rule.requires", false }, { "rule.excludes", false }, { "rule.none", false },
+		{ "rule.all", false }, { "rule.overrides", false }, { "rule.fallback", false },
+		{ "context.missing", false }, { "context.requires", false }, { "context.excludes", false },
+		{ "context.implied_by", false }, { "class.interpret_note", false }, { "class.next_steps", false },
+		{ "rung.fallback", false }, { "rung.requires", false }, { "rung.subkinds", false }, { "rung.flags", false },
+		{ "code.name", false }, { "code.link", false }, { "fact.examples", false }, { "chip.note", false },
+		{ "chip.matmul", false }, { "chip.disputes", false }, { "dtype.unsupported", false }, { "dtype.note", false },
+		{ "api.render", false }, { "api.removed", false }, { "api.deprecated", false }, { "api.replaced_by", false },
+		{ "api.note", false }, { "gap.when", false }, { "policy.kernel_context", false },
+	};
+	size_t k;
+
+	for (size_t i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		k = 0;
+		c[k++].seen |= r->subkind != NULL;
+		c[k++].seen |= r->explain != NULL;
+		c[k++].seen |= r->links != NULL;
+		c[k++].seen |= r->literals != NULL;
+		c[k++].seen |= r->origin != NULL;
+		c[k++].seen |= r->requires != NULL;
+		c[k++].seen |= r->excludes != NULL;
+		c[k++].seen |= r->nnone > 0;
+		c[k++].seen |= r->nall > 0;
+		c[k++].seen |= r->overrides;
+		c[k++].seen |= r->tier == TIER_FALLBACK;
+	}
+	for (size_t i = 0; i < rs->ncontexts; i++) {
+		k = 11;
+		c[k++].seen |= rs->contexts[i].missing != NULL;
+		c[k++].seen |= rs->contexts[i].requires != NULL;
+		c[k++].seen |= rs->contexts[i].excludes != NULL;
+		c[k++].seen |= rs->contexts[i].implied_by != NULL;
+	}
+	for (int cl = 0; cl < CLASS_COUNT; cl++) {
+		c[15].seen |= rs->classes[cl].interpret_note != NULL;
+		c[16].seen |= rs->classes[cl].next_steps != NULL;
+		for (size_t i = 0; i < rs->ladders[cl].nrungs; i++) {
+			const struct rung *g = &rs->ladders[cl].rungs[i];
+
+			c[17].seen |= g->fallback != NULL;
+			c[18].seen |= g->requires != NULL;
+			c[19].seen |= g->subkinds != NULL;
+			c[20].seen |= g->flags != NULL;
+		}
+	}
+	for (size_t i = 0; i < rs->ncodes; i++) {
+		c[21].seen |= rs->codes[i].name != NULL;
+		c[22].seen |= rs->codes[i].link != NULL;
+	}
+	for (size_t i = 0; i < rs->nfacts; i++)
+		c[23].seen |= rs->facts[i].examples != NULL;
+	for (size_t i = 0; rs->chips && i < rs->chips->nchips; i++) {
+		c[24].seen |= rs->chips->chips[i]->note != NULL;
+		c[25].seen |= rs->chips->chips[i]->nmatmul > 0;
+		c[26].seen |= rs->chips->chips[i]->ndisputes > 0;
+	}
+	for (size_t i = 0; rs->chips && i < rs->chips->ndtypes; i++) {
+		c[27].seen |= rs->chips->dtypes[i]->unsupported != NULL;
+		c[28].seen |= rs->chips->dtypes[i]->note != NULL;
+	}
+	for (size_t i = 0; rs->api && i < rs->api->nnames; i++) {
+		const struct api_name *n = rs->api->names[i];
+
+		c[29].seen |= n->render != NULL;
+		c[30].seen |= n->removed.set;
+		c[31].seen |= n->deprecated != NULL;
+		c[32].seen |= n->replaced_by != NULL;
+		c[33].seen |= n->note != NULL;
+	}
+	for (size_t i = 0; rs->api && i < rs->api->ngaps; i++)
+		c[34].seen |= rs->api->gaps[i]->nwhen > 0;
+	c[35].seen = rs->policy.kernel_context != NULL;
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		if (!c[k].seen)
+			fprintf(stderr, "no entry of the test set has %s: the round trip cannot "
+				"check it\n", c[k].what);
+		CHECK(c[k].seen);
+	}
+}
+
+static void
+remove_tree(const char *tmp)
+{
+	char *dir = NULL;
+	char **names;
+
+	if (asprintf(&dir, "%s/pallas-triage", tmp) < 0)
+		return;
+	names = util_list_dir(dir, NULL);
+	for (char **n = names; n && *n; n++) {
+		char *path = NULL;
+
+		if (asprintf(&path, "%s/%s", dir, *n) >= 0)
+			unlink(path);
+		free(path);
+	}
+	util_names_free(names);
+	rmdir(dir);
+	rmdir(tmp);
+	free(dir);
+}
+
+static void
+test_round_trip(void)
+{
+	char tmp[] = "/tmp/pt-cache-test-XXXXXX";
+	const char *dirs[] = { PT_SRCDIR "/rules", NULL };
+	struct diag d = DIAG_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct ruleset *a = ruleset_new(), *b;
+	char *key;
+
+	CHECK(mkdtemp(tmp) != NULL);
+	setenv("XDG_CACHE_HOME", tmp, 1);
+	unsetenv("PALLAS_TRIAGE_NO_CACHE");
+	CHECK_INTEQ(ruleset_load_dir(a, dirs[0], NULL, &d, &err), 0);
+	CHECK_INTEQ(ruleset_load_buf(a, pack, strlen(pack), "pack.yaml", "team", &d), 0);
+	CHECK_INTEQ(ruleset_finish(a, &d), 0);
+	test_coverage(a);
+	key = rules_cache_key(dirs);
+	CHECK_INTEQ(rules_cache_save(a, key), 0);
+	b = rules_cache_load(key);
+	CHECK(b != NULL);
+	if (b) {
+		CHECK(b->from_cache);
+		CHECK_INTEQ(b->nrules, a->nrules);
+		for (size_t i = 0; i < a->nrules && i < b->nrules; i++)
+			same_rule(a->rules[i], b->rules[i]);
+		CHECK_INTEQ(b->ncontexts, a->ncontexts);
+		for (size_t i = 0; i < a->ncontexts && i < b->ncontexts; i++)
+			same_context(&a->contexts[i], &b->contexts[i]);
+		CHECK_INTEQ(b->npatterns, a->npatterns);
+		for (size_t i = 0; i < a->npatterns && i < b->npatterns; i++)
+			same_pattern("patterns", a->patterns[i], b->patterns[i]);
+		same_classes(a, b);
+		same_tables(a, b);
+		same_chiptab(a->chips, b->chips);
+		same_api(a->api, b->api);
+	}
+	/* a key of another build (its source hash is on the first line) is a miss */
+	{
+		char *other = strdup(key);
+
+		other[strcspn(other, "\n") - 1] ^= 1;
+		CHECK(rules_cache_load(other) == NULL);
+		free(other);
+	}
+	ruleset_free(b);
+	ruleset_free(a);
+	diag_release(&d);
+	free(key);
+	remove_tree(tmp);
+}
+
+int
+main(void)
+{
+	test_struct_sizes();
+	test_round_trip();
+	return TEST_DONE();
+}
