@@ -188,6 +188,7 @@ same_rung(const char *w, const struct rung *x, const struct rung *y)
 	S(fallback);
 	S(expect);
 	V(requires);
+	V(unless);
 	V(subkinds);
 	V(flags);
 	I(index);
@@ -408,7 +409,7 @@ test_struct_sizes(void)
 	SIZE(struct confidence_policy, 24);
 	SIZE(struct class_def, 56);
 	SIZE(struct flag_def, 40);
-	SIZE(struct rung, 96);
+	SIZE(struct rung, 104);
 	SIZE(struct ladder, 24);
 	SIZE(struct code_def, 40);
 	SIZE(struct fact_def, 40);
@@ -441,7 +442,9 @@ test_coverage(const struct ruleset *rs)
 		{ "chip.matmul", false }, { "chip.disputes", false }, { "dtype.unsupported", false }, { "dtype.note", false },
 		{ "api.render", false }, { "api.removed", false }, { "api.deprecated", false }, { "api.replaced_by", false },
 		{ "api.note", false }, { "gap.when", false }, { "policy.kernel_context", false },
+		{ "rung.unless", false }, { "rule.observed", false },
 	};
+	const size_t nc = sizeof(c) / sizeof(c[0]);
 	size_t k;
 
 	for (size_t i = 0; i < rs->nrules; i++) {
@@ -459,6 +462,7 @@ test_coverage(const struct ruleset *rs)
 		c[k++].seen |= r->nall > 0;
 		c[k++].seen |= r->overrides;
 		c[k++].seen |= r->tier == TIER_FALLBACK;
+		c[nc - 1].seen |= r->tier == TIER_OBSERVED;
 	}
 	for (size_t i = 0; i < rs->ncontexts; i++) {
 		k = 11;
@@ -477,6 +481,7 @@ test_coverage(const struct ruleset *rs)
 			c[18].seen |= g->requires != NULL;
 			c[19].seen |= g->subkinds != NULL;
 			c[20].seen |= g->flags != NULL;
+			c[nc - 2].seen |= g->unless != NULL;
 		}
 	}
 	for (size_t i = 0; i < rs->ncodes; i++) {
