@@ -32,9 +32,14 @@ PT_LDLIBS   = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) 2>/dev/
 COMPILE      = $(CC) -std=c11 $(WARN) $(SAN_FLAGS) $(PT_CPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 LINK         = $(CC) $(SAN_FLAGS) $(CFLAGS) $(LDFLAGS)
 
+# Modules (src/*.c, headers in include/pt/) make libpt.a; the commands
+# (src/cmd/, git's builtin/, with their headers beside them) and main make
+# the binary. No module includes a command header (make lint).
 SRCS     := $(wildcard src/*.c)
-OBJS     := $(SRCS:src/%.c=$(BUILD)/%.o)
-LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
+CMD_SRCS := $(wildcard src/cmd/*.c)
+LIB_OBJS := $(SRCS:src/%.c=$(BUILD)/%.o)
+CMD_OBJS := $(CMD_SRCS:src/cmd/%.c=$(BUILD)/cmd/%.o)
+OBJS     := $(LIB_OBJS) $(CMD_OBJS)
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
 all: $(BUILD)/pallas-triage
@@ -45,9 +50,12 @@ deps:
 $(BUILD)/%.o: src/%.c | deps
 	@mkdir -p $(@D)
 	$(COMPILE) -MMD -MP -c -o $@ $<
+$(BUILD)/cmd/%.o: src/cmd/%.c | deps
+	@mkdir -p $(@D)
+	$(COMPILE) -MMD -MP -c -o $@ $<
 # The rules cache is keyed on a hash of every source file and header
 # (src/rules_cache.c): the header is rewritten only when the hash changes.
-$(BUILD)/gen/source_hash.h: $(SRCS) $(wildcard include/pt/*.h)
+$(BUILD)/gen/source_hash.h: $(SRCS) $(CMD_SRCS) $(wildcard include/pt/*.h src/cmd/*.h)
 	@mkdir -p $(@D)
 	@h=$$(cat $(sort $^) | sha256sum | cut -c1-16); \
 	  echo "#define PT_SOURCE_HASH \"$$h\"" >$@.tmp; \
@@ -57,7 +65,7 @@ $(BUILD)/rules_cache.o: $(BUILD)/gen/source_hash.h
 $(BUILD)/libpt.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
-$(BUILD)/pallas-triage: $(BUILD)/main.o $(BUILD)/libpt.a
+$(BUILD)/pallas-triage: $(CMD_OBJS) $(BUILD)/libpt.a
 	$(LINK) -o $@ $^ $(PT_LDLIBS) $(LDLIBS)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libpt.a
 	@mkdir -p $(@D)
@@ -75,7 +83,7 @@ $(BUILD)/curl-include/curl/curl.h: | deps
 	  echo 'curl/curl.h not found' >&2; exit 1
 $(BUILD)/http-linked.o: src/http.c $(BUILD)/curl-include/curl/curl.h
 	$(COMPILE) -I$(BUILD)/curl-include -DPT_HTTP_LINKED -MMD -MP -c -o $@ $<
-$(BUILD)/pallas-triage-curl: $(BUILD)/main.o $(BUILD)/http-linked.o $(BUILD)/libpt.a
+$(BUILD)/pallas-triage-curl: $(CMD_OBJS) $(BUILD)/http-linked.o $(BUILD)/libpt.a
 	$(LINK) -o $@ $^ $(PT_LDLIBS) $$($(PKG_CONFIG) --libs libcurl) $(LDLIBS)
 -include $(BUILD)/http-linked.d
 
@@ -89,7 +97,7 @@ demo:
 test:
 	@sh tests/deps.sh install test
 	@$(MAKE) --no-print-directory test-run
-test-run: all $(UNITS)
+test-run: lint all $(UNITS)
 	PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
 
 check:
@@ -153,8 +161,10 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 lint:
-	@! grep -nE '\b(gets|strcpy|strcat|sprintf|vsprintf|strtok|atoi|atol)\s*\(' src/*.c || \
+	@! grep -nE '\b(gets|strcpy|strcat|sprintf|vsprintf|strtok|atoi|atol)\s*\(' src/*.c src/cmd/*.c || \
 	  { echo 'banned function used (see docs/hacking.md)'; exit 1; }
+	@! grep -nE '^\s*#\s*include\s+"([^"]*/)?cmd[/_.]' src/*.c include/pt/*.h || \
+	  { echo 'a module includes a command header: commands call modules, not the other way (docs/hacking.md)'; exit 1; }
 
 clean:
 	rm -rf build build-check build-asan build-ubsan build-fuzz build-tsan

@@ -268,7 +268,7 @@ t "  ... then the rules load again" 1 $PTRUN --json "$T/splash.log"
 
 # ---- report --post ----
 if ! $PT report --help 2>/dev/null | grep -q -- '--post'; then
-	not_ok "report --post: src/cmd_report.c does not hand --post to cmd_report_post() yet"
+	not_ok "report --post: src/cmd/report.c does not hand --post to cmd_report_post() yet"
 	finish
 	exit 1
 fi

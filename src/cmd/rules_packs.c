@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "pt/util.h"
-#include "pt/cmd.h"
-#include "pt/cmd_packs.h"
+#include "cmd.h"
+#include "rules_packs.h"
 #include "pt/http.h"
 #include "pt/json.h"
 #include "pt/packs.h"

@@ -13,7 +13,7 @@
 
 #include "pt/block.h"
 #include "pt/chips.h"
-#include "pt/cmd.h"
+#include "cmd.h"
 #include "pt/json.h"
 #include "pt/rules.h"
 #include "pt/vmem.h"

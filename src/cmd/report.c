@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt/cmd.h"
-#include "pt/cmd_report.h"
+#include "cmd.h"
+#include "report_post.h"
 #include "pt/report.h"
 #include "pt/session.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pt/cmd.h"
+#include "cmd.h"
 #include "pt/rules.h"
 #include "pt/term.h"
 #include "pt/xalloc.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt/cmd.h"
+#include "cmd.h"
 #include "pt/session.h"
 #include "pt/session_print.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `pallas-triage version` (also --version). */
-#include "pt/cmd.h"
+#include "cmd.h"
 
 static int
 cmd_version_run(int argc, char **argv, struct pt_ctx *ctx)

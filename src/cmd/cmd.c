@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pt/cmd.h"
+#include "cmd.h"
 #include "pt/suggest.h"
 #include "pt/packs.h"
 #include "pt/rules.h"

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pt/cmd.h"
-#include "pt/cmd_walk.h"
+#include "cmd.h"
+#include "walk.h"
 #include "pt/session.h"
 #include "pt/session_print.h"
 #include "pt/term.h"

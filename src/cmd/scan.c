@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt/cmd.h"
+#include "cmd.h"
 #include "pt/rules.h"
 #include "pt/scan.h"
 

@@ -25,7 +25,7 @@
 #include "pt/buf.h"
 #include "pt/advice.h"
 #include "pt/classify.h"
-#include "pt/cmd.h"
+#include "cmd.h"
 #include "pt/diagnosis.h"
 #include "pt/json.h"
 #include "pt/ladder.h"

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt/cmd.h"
-#include "pt/cmd_report.h"
+#include "cmd.h"
+#include "report_post.h"
 #include "pt/http.h"
 #include "pt/report.h"
 #include "pt/report_post.h"

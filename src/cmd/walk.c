@@ -18,7 +18,7 @@
 
 #include "pt/advice.h"
 #include "pt/buf.h"
-#include "pt/cmd_walk.h"
+#include "walk.h"
 #include "pt/diag.h"
 #include "pt/ladder.h"
 #include "pt/session.h"

@@ -2,7 +2,7 @@
 /* `pallas-triage help [COMMAND [SUBCOMMAND]]`, generated from the command tables. */
 #include <string.h>
 
-#include "pt/cmd.h"
+#include "cmd.h"
 
 static int cmd_help_run(int argc, char **argv, struct pt_ctx *ctx);
 

@@ -13,11 +13,11 @@
 
 #include "pt/advice.h"
 #include "pt/classify.h"
-#include "pt/cmd.h"
+#include "cmd.h"
 #include "pt/diagnosis.h"
 #include "pt/json.h"
 #include "pt/rules.h"
-#include "pt/cmd_walk.h"
+#include "walk.h"
 
 static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt/cmd.h"
-#include "pt/cmd_packs.h"
+#include "cmd.h"
+#include "rules_packs.h"
 #include "pt/rules.h"
 #include "pt/packs.h"
 #include "pt/rules_check.h"

@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "pt/buf.h"
-#include "pt/cmd.h"
+#include "cmd.h"
 #include "pt/jaxapi.h"
 #include "pt/ladder.h"
 #include "pt/rules.h"
