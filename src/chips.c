@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "pt/chips.h"
+#include "pt/gpus.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
 
@@ -77,6 +78,7 @@ chiptab_free(struct chiptab *t)
 		chip_free(t->chips[i]);
 	for (size_t i = 0; i < t->ndtypes; i++)
 		dtype_free(t->dtypes[i]);
+	gputab_release(t);
 	free(t->chips);
 	free(t->dtypes);
 	free(t);

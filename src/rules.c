@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "pt/chips.h"
+#include "pt/gpus.h"
 #include "pt/jaxapi.h"
+#include "pt/ladder.h"
 #include "pt/literal.h"
 #include "pt/match.h"
 #include "pt/rules.h"
@@ -130,6 +132,7 @@ rung_release(struct rung *r)
 	strv_free(r->requires);
 	strv_free(r->subkinds);
 	strv_free(r->flags);
+	strv_free(r->backends);
 	free(r->file);
 }
 
@@ -643,7 +646,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 {
 	static const char *const keys[] = {
 		"id", "family", "action", "change", "fallback", "expect", "requires", "subkinds",
-		"flags", NULL,
+		"flags", "backends", NULL,
 	};
 	const char *id = NULL, *family = NULL, *action = NULL, *change = NULL, *fallback = NULL,
 		   *expect = NULL;
@@ -663,6 +666,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	bad |= ynode_want_strv(n, "requires", false, &r->requires, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "subkinds", false, &r->subkinds, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "flags", false, &r->flags, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_strv(n, "backends", false, &r->backends, NULL, file, "a rung", d) < 0;
 	if (!bad && change && has_value_placeholder(change) && !fallback) {
 		const struct ynode *c = ynode_get(n, "change");
 
@@ -682,39 +686,63 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	return bad ? -1 : 0;
 }
 
+/* Rungs without their own `backends` take the entry's. */
+static void
+inherit_backends(struct rung *r, char *const *backends)
+{
+	size_t n = 0;
+
+	if (r->backends || !backends)
+		return;
+	while (backends[n])
+		n++;
+	r->backends = xcalloc(n + 1, sizeof(*r->backends));
+	for (size_t i = 0; i < n; i++)
+		r->backends[i] = xstrdup(backends[i]);
+}
+
 static int
 parse_ladders_section(struct ruleset *rs, const struct ynode *list, const char *file,
 		      struct diag *d)
 {
-	static const char *const keys[] = { "class", "rungs", NULL };
+	static const char *const keys[] = { "class", "backends", "rungs", NULL };
 	int ret = 0;
 
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ynode *ln = list->items[i], *rungs = NULL;
 		enum pt_class c = CLASS_COUNT;
+		char **backends = NULL;
 		struct ladder *l;
+		size_t first;
 
 		if (ln->kind != YNODE_MAP || ynode_check_keys(ln, keys, file, "a ladder", d) < 0 ||
 		    parse_class_field(ln, &c, true, file, "a ladder", d) < 0 ||
+		    ynode_want_strv(ln, "backends", false, &backends, NULL, file, "a ladder", d) < 0 ||
 		    ynode_want(ln, "rungs", YNODE_SEQ, true, &rungs, file, "a ladder", d) < 0) {
 			if (ln->kind != YNODE_MAP)
 				diag_error(d, file, ln->line, ln->col, "each ladder must be a mapping");
+			strv_free(backends);
 			ret = -1;
 			continue;
 		}
 		l = &rs->ladders[c];
-		if (l->nrungs) {
-			diag_error(d, file, ln->line, ln->col, "the ladder of '%s' is defined twice",
-				   class_name(c));
+		if (!backends && l->have_plain) {
+			diag_error(d, file, ln->line, ln->col, "the ladder of '%s' is defined twice "
+				   "(a second entry must say which 'backends' it is for)", class_name(c));
 			ret = -1;
 			continue;
 		}
-		l->rungs = xcalloc(rungs->n + 1, sizeof(*l->rungs));
+		l->have_plain |= !backends;
+		first = l->nrungs;
+		l->rungs = xrealloc(l->rungs, (first + rungs->n + 1) * sizeof(*l->rungs));
+		memset(&l->rungs[first], 0, (rungs->n + 1) * sizeof(*l->rungs));
 		for (size_t k = 0; k < rungs->n; k++, l->nrungs++) {
-			l->rungs[k].index = k;
-			if (parse_rung(&l->rungs[k], rungs->items[k], file, d) < 0)
+			l->rungs[first + k].index = first + k;
+			if (parse_rung(&l->rungs[first + k], rungs->items[k], file, d) < 0)
 				ret = -1;
+			inherit_backends(&l->rungs[first + k], backends);
 		}
+		strv_free(backends);
 	}
 	return ret;
 }
@@ -833,10 +861,13 @@ static int
 parse_chips(struct ruleset *rs, const struct ynode *root, const char *file, struct diag *d)
 {
 	const struct ynode *chips = ynode_get(root, "chips"), *dtypes = ynode_get(root, "dtypes");
+	int ret = 0;
 
-	if (!chips && !dtypes)
-		return 0;
-	return chiptab_parse(&rs->chips, chips, dtypes, file, d);
+	if (chips || dtypes)
+		ret = chiptab_parse(&rs->chips, chips, dtypes, file, d);
+	if (gputab_parse(&rs->chips, ynode_get(root, "gpus"), file, d) < 0)
+		ret = -1;
+	return ret;
 }
 
 /* The JAX API table (jaxapi.c): names and gaps may come from any file. */
@@ -871,7 +902,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", "contexts", "confidence", "jax_api", "jax_gaps", NULL,
+		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -952,10 +983,16 @@ check_ladder_refs(const struct ruleset *rs, struct diag *d)
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++) {
 			const struct rung *r = &rs->ladders[c].rungs[i];
 
+			const struct rung *first = ladder_find_rung(rs, r->id, NULL);
+
 			for (char **f = r->flags; f && *f; f++)
 				if (!ruleset_find_flag(rs, *f))
 					diag_error(d, "rules", 0, 0, "rung '%s' names unknown flag '%s'",
 						   r->id, *f);
+			/* sessions record rungs by id: one id, one rung */
+			if (first != r)
+				diag_error(d, r->file, r->line, r->col, "duplicate rung id '%s' (first "
+					   "defined at %s:%d)", r->id, first->file, first->line);
 		}
 }
 

@@ -12,14 +12,16 @@
 
 #include "pt/buf.h"
 #include "pt/chips.h"
+#include "pt/gpus.h"
 #include "pt/jaxapi.h"
 #include "pt/rules_cache.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
 /* Bumped whenever the layout changes (0002: the JAX API table, rung and flag
- * places; 0003: contexts, tiers, the confidence policy, next steps). */
-#define CACHE_MAGIC "PTRC0003"
+ * places; 0003: contexts, tiers, the confidence policy, next steps; 0004:
+ * context values, rung backends, the GPU table). */
+#define CACHE_MAGIC "PTRC0004"
 #define CACHE_MAX (64u << 20)
 #define NONE 0xffffffffu
 
@@ -246,6 +248,7 @@ put_rung(struct buf *b, const struct rung *g)
 	put_strv(b, g->requires);
 	put_strv(b, g->subkinds);
 	put_strv(b, g->flags);
+	put_strv(b, g->backends);
 	put_str(b, g->file);
 	put_u32(b, (uint32_t)g->line);
 	put_u32(b, (uint32_t)g->col);
@@ -264,6 +267,7 @@ get_rung(struct rd *r, struct rung *g, size_t index)
 	g->requires = get_strv(r);
 	g->subkinds = get_strv(r);
 	g->flags = get_strv(r);
+	g->backends = get_strv(r);
 	g->file = get_str(r);
 	g->line = (int)get_u32(r);
 	g->col = (int)get_u32(r);
@@ -286,6 +290,7 @@ put_contexts(struct buf *b, const struct ruleset *rs)
 		put_strv(b, cx->requires);
 		put_strv(b, cx->excludes);
 		put_strv(b, cx->implied_by);
+		put_strv(b, cx->sets);
 		put_str(b, cx->file);
 		put_u32(b, (uint32_t)cx->line);
 		put_u32(b, (uint32_t)cx->npats);
@@ -310,6 +315,7 @@ get_context(struct rd *r, struct context_def *cx, size_t index)
 	cx->requires = get_strv(r);
 	cx->excludes = get_strv(r);
 	cx->implied_by = get_strv(r);
+	cx->sets = get_strv(r);
 	cx->file = get_str(r);
 	cx->line = (int)get_u32(r);
 	cx->npats = get_count(r, 24);
@@ -527,6 +533,65 @@ get_chip(struct rd *r)
 }
 
 static void
+put_gpu(struct buf *b, const struct gpu *g)
+{
+	put_str(b, g->name);
+	put_strv(b, g->aliases);
+	put_strv(b, g->device_kinds);
+	put_str(b, g->vendor);
+	put_str(b, g->arch);
+	put_str(b, g->compute_capability);
+	put_u32(b, (uint32_t)g->sms);
+	put_u32(b, (uint32_t)g->warp_size);
+	put_u64(b, g->smem_block);
+	put_u64(b, g->smem_block_optin);
+	put_u64(b, g->smem_sm);
+	put_u64(b, g->regs_sm);
+	put_u64(b, g->regs_block);
+	put_u32(b, (uint32_t)g->max_regs_thread);
+	put_u32(b, (uint32_t)g->tmem_columns);
+	put_u64(b, g->l2_bytes);
+	put_u64(b, g->memory_bytes);
+	put_str(b, g->mma);
+	put_strv(b, g->backends);
+	put_str(b, g->note);
+	put_str(b, g->file);
+	put_u32(b, (uint32_t)g->line);
+}
+
+static struct gpu *
+get_gpu(struct rd *r)
+{
+	struct gpu *g = xcalloc(1, sizeof(*g));
+
+	g->name = get_str(r);
+	g->aliases = get_strv_nonnull(r);
+	g->device_kinds = get_strv_nonnull(r);
+	g->vendor = get_str(r);
+	g->arch = get_str(r);
+	g->compute_capability = get_str(r);
+	g->sms = (int)get_u32(r);
+	g->warp_size = (int)get_u32(r);
+	g->smem_block = get_u64(r);
+	g->smem_block_optin = get_u64(r);
+	g->smem_sm = get_u64(r);
+	g->regs_sm = get_u64(r);
+	g->regs_block = get_u64(r);
+	g->max_regs_thread = (int)get_u32(r);
+	g->tmem_columns = (int)get_u32(r);
+	g->l2_bytes = get_u64(r);
+	g->memory_bytes = get_u64(r);
+	g->mma = get_str(r);
+	g->backends = get_strv_nonnull(r);
+	g->note = get_str(r);
+	g->file = get_str(r);
+	g->line = (int)get_u32(r);
+	if (!g->name || !g->vendor || !g->arch || !g->file)
+		r->bad = true;
+	return g;
+}
+
+static void
 put_chips(struct buf *b, const struct chiptab *t)
 {
 	if (!t) {
@@ -548,6 +613,9 @@ put_chips(struct buf *b, const struct chiptab *t)
 		put_str(b, dt->file);
 		put_u32(b, (uint32_t)dt->line);
 	}
+	put_u32(b, (uint32_t)t->ngpus);
+	for (size_t i = 0; i < t->ngpus; i++)
+		put_gpu(b, t->gpus[i]);
 }
 
 static struct chiptab *
@@ -583,6 +651,11 @@ get_chips(struct rd *r)
 		if (!dt->name)
 			r->bad = true;
 	}
+	n = get_count(r, 64);
+	t->gpus = xcalloc((size_t)n + 1, sizeof(*t->gpus));
+	t->alloc_gpus = n;
+	for (; t->ngpus < n && !r->bad; t->ngpus++)
+		t->gpus[t->ngpus] = get_gpu(r);
 	return t;
 }
 

@@ -68,11 +68,15 @@ struct dtype {
 	int line;
 };
 
+struct gpu;
+
 struct chiptab {
 	struct chip **chips;          /* in file order */
 	size_t nchips, alloc_chips;
 	struct dtype **dtypes;
 	size_t ndtypes, alloc_dtypes;
+	struct gpu **gpus;            /* the `gpus` section (pt/gpus.h), in file order */
+	size_t ngpus, alloc_gpus;
 };
 
 /*
