@@ -11,8 +11,9 @@
 #include "pt/xalloc.h"
 
 const char *const diagnosis_env_fields[] = {
-	"jax_version", "jaxlib_version", "libtpu_version", "chip", "device_kind",
-	"python_version", "xla_flags", "libtpu_init_args", NULL,
+	"backend", "platform", "jax_version", "jaxlib_version", "libtpu_version", "chip",
+	"device_kind", "cuda_version", "nvidia_driver_version", "rocm_version", "python_version",
+	"xla_flags", "libtpu_init_args", "jax_pallas_use_mosaic_gpu", NULL,
 };
 
 static const char *
@@ -163,7 +164,8 @@ print_context(FILE *fp, const struct verdict *v, bool color)
 	for (const char *const *f = diagnosis_env_fields; *f; f++) {
 		const char *val = vars_get(&v->vars, *f);
 
-		if (!val)
+		/* the platform says something only when the backend is not known */
+		if (!val || (strcmp(*f, "platform") == 0 && vars_get(&v->vars, "backend")))
 			continue;
 		if (!any_env)
 			fprintf(fp, "%s%senvironment%s  ", v->loc.file ? "" : "\n",
@@ -420,6 +422,9 @@ diagnosis_json(const struct ruleset *rs, const struct verdict *v, const char *so
 	json_add_str_or_null(o, "reason", v->reason);
 	json_add_str_or_null(o, "rule", v->top_rule ? v->top_rule->id : NULL);
 	json_add_str(o, "tier", v->fallback ? "fallback" : "specific");
+	/* where the kernel ran, also in `environment`: the first thing a reader checks */
+	json_add_str_or_null(o, "backend", vars_get(&v->vars, "backend"));
+	json_add_str_or_null(o, "chip", vars_get(&v->vars, "chip"));
 	json_evidence(o, v);
 	json_context(o, v);
 	json_contexts(o, v);

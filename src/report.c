@@ -18,16 +18,23 @@
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
-/* The environment fingerprint: facts read from the log, in this order. */
-static const struct { const char *var, *label; } env_keys[] = {
-	{ "jax_version", "jax" },
-	{ "jaxlib_version", "jaxlib" },
-	{ "libtpu_version", "libtpu" },
-	{ "device_kind", "device kind" },
-	{ "chip", "chip" },
-	{ "python_version", "python" },
-	{ "xla_flags", "XLA_FLAGS" },
-	{ "libtpu_init_args", "LIBTPU_INIT_ARGS" },
+/* The environment fingerprint: facts read from the log, in this order. The
+ * GPU rows appear only when the log has them, so a TPU report keeps its shape. */
+static const struct { const char *var, *label; bool if_present; } env_keys[] = {
+	{ "backend", "backend", false },
+	{ "platform", "platform", true },
+	{ "jax_version", "jax", false },
+	{ "jaxlib_version", "jaxlib", false },
+	{ "libtpu_version", "libtpu", false },
+	{ "device_kind", "device kind", false },
+	{ "chip", "chip", false },
+	{ "cuda_version", "CUDA", true },
+	{ "nvidia_driver_version", "NVIDIA driver", true },
+	{ "rocm_version", "ROCm", true },
+	{ "python_version", "python", false },
+	{ "xla_flags", "XLA_FLAGS", false },
+	{ "libtpu_init_args", "LIBTPU_INIT_ARGS", false },
+	{ "jax_pallas_use_mosaic_gpu", "JAX_PALLAS_USE_MOSAIC_GPU", true },
 };
 
 /*
@@ -280,8 +287,9 @@ build_diagnosis(struct report *r, const struct session *s)
 			kv_push(&r->values, &r->nvalues, xstrdup(d->vars.v[i].name),
 				rdup(r, d->vars.v[i].value));
 	for (size_t i = 0; i < ARRAY_SIZE(env_keys); i++)
-		kv_push(&r->env, &r->nenv, xstrdup(env_keys[i].label),
-			rdup(r, vars_get(&d->vars, env_keys[i].var)));
+		if (!env_keys[i].if_present || vars_get(&d->vars, env_keys[i].var))
+			kv_push(&r->env, &r->nenv, xstrdup(env_keys[i].label),
+				rdup(r, vars_get(&d->vars, env_keys[i].var)));
 	r->tool = xstrdup(s->tool ? s->tool : "pallas-triage " PT_VERSION);
 }
 

@@ -30,7 +30,8 @@ static const char *const status_names[SESSION_STATUS_COUNT] = {
  * survive a class change (docs/rules.md, "Facts"). */
 static const char *const env_names[] = {
 	"jax_version", "jaxlib_version", "libtpu_version", "device_kind", "chip",
-	"python_version", "xla_flags", "libtpu_init_args",
+	"python_version", "xla_flags", "libtpu_init_args", "backend", "platform", "cuda_version",
+	"nvidia_driver_version", "rocm_version", "jax_pallas_use_mosaic_gpu",
 };
 
 const char *

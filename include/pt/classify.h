@@ -146,5 +146,11 @@ void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct
  * Implemented in advice.c. Never fails: what cannot be derived is left unset.
  */
 void advice_derive(const struct ruleset *rs, struct vars *vs);
+/*
+ * The GPU values (chip_name of a GPU, smem_over, num_stages_fit,
+ * gpu_block_legal, ...) from the captures, the contexts' backend and the
+ * GPU table. Implemented in gpu_advice.c; advice_derive() calls it.
+ */
+void gpu_advice_derive(const struct ruleset *rs, struct vars *vs);
 
 #endif
