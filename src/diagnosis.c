@@ -255,10 +255,13 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 	print_context(fp, v, o->color);
 	if (v->cls != CLASS_UNKNOWN) {
 		const struct class_def *cd = &rs->classes[v->cls];
+		const char *platform = vars_get(&v->vars, "platform");
+		const char *note = platform && strcmp(platform, "gpu") == 0 && cd->gpu_interpret_note
+				   ? cd->gpu_interpret_note : cd->interpret_note;
 
-		if (cd->interpret_note)
+		if (note)
 			fprintf(fp, "%sinterpret%s    %s\n", c_on(o->color, TERM_BOLD),
-				c_on(o->color, TERM_RESET), cd->interpret_note);
+				c_on(o->color, TERM_RESET), note);
 		diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
 	} else {
 		print_next_steps(fp, rs, v, o->color);

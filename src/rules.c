@@ -152,6 +152,7 @@ ruleset_free(struct ruleset *rs)
 		free(cd->summary);
 		free(cd->interpret);
 		free(cd->interpret_note);
+		free(cd->gpu_interpret_note);
 		free(cd->explain);
 		strv_free(cd->next_steps);
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
@@ -530,15 +531,15 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		      struct diag *d)
 {
 	static const char *const keys[] = {
-		"name", "title", "summary", "interpret", "interpret_note", "explain", "next_steps",
-		NULL,
+		"name", "title", "summary", "interpret", "interpret_note", "gpu_interpret_note",
+		"explain", "next_steps", NULL,
 	};
 	int ret = 0;
 
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ynode *cn = list->items[i];
 		const char *name = NULL, *title = NULL, *summary = NULL, *interp = NULL,
-			   *note = NULL, *explain = NULL;
+			   *note = NULL, *gnote = NULL, *explain = NULL;
 		char **next = NULL;
 		enum pt_class c;
 		struct class_def *cd;
@@ -554,6 +555,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		    ynode_want_str(cn, "summary", true, &summary, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "interpret", true, &interp, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "interpret_note", false, &note, file, "a class", d) < 0 ||
+		    ynode_want_str(cn, "gpu_interpret_note", false, &gnote, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "explain", false, &explain, file, "a class", d) < 0 ||
 		    ynode_want_strv(cn, "next_steps", false, &next, NULL, file, "a class", d) < 0) {
 			strv_free(next);
@@ -588,6 +590,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		cd->summary = xstrdup(summary);
 		cd->interpret = xstrdup(interp);
 		cd->interpret_note = dup_or_null(note);
+		cd->gpu_interpret_note = dup_or_null(gnote);
 		cd->explain = dup_or_null(explain);
 		cd->next_steps = next;
 	}

@@ -355,6 +355,7 @@ put_sections(struct buf *b, const struct ruleset *rs)
 		put_str(b, cd->summary);
 		put_str(b, cd->interpret);
 		put_str(b, cd->interpret_note);
+		put_str(b, cd->gpu_interpret_note);
 		put_str(b, cd->explain);
 		put_strv(b, cd->next_steps);
 		put_u32(b, (uint32_t)l->nrungs);
@@ -404,6 +405,7 @@ get_sections(struct rd *r, struct ruleset *rs)
 		cd->summary = get_str(r);
 		cd->interpret = get_str(r);
 		cd->interpret_note = get_str(r);
+		cd->gpu_interpret_note = get_str(r);
 		cd->explain = get_str(r);
 		cd->next_steps = get_strv(r);
 		l->nrungs = get_count(r, 36);

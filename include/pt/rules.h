@@ -128,6 +128,7 @@ struct confidence_policy {
 struct class_def {
 	enum pt_class cls;
 	char *title, *summary, *interpret, *interpret_note, *explain;
+	char *gpu_interpret_note;  /* the same for a GPU kernel (GPU interpret mode), or NULL */
 	char **next_steps;         /* what to capture or try next, NULL-terminated or NULL */
 };
 
