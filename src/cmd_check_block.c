@@ -467,6 +467,15 @@ gpu_changes(const struct shape *b, const struct shape *p, struct buf *out)
 				 p->dims[i], p->dims[i] > b->dims[i] ? "up" : "down");
 }
 
+static bool
+window_failed(const struct gpu_block_check *c)
+{
+	for (size_t i = 0; i < c->nf; i++)
+		if (!c->f[i].ok && strcmp(c->f[i].id, "tma-window") == 0)
+			return true;
+	return false;
+}
+
 static void
 gpu_notes(const struct cb_input *in, const struct gpu_block_check *c, struct buf *note)
 {
@@ -491,7 +500,7 @@ gpu_notes(const struct cb_input *in, const struct gpu_block_check *c, struct buf
 	if (!r->triton && r->role != GPU_ROLE_NONE && has_mma && r->bits == 32)
 		buf_addf(note, "float32 operands run as TF32 on %s: judge results against a "
 			 "TF32-level tolerance\n", r->mma);
-	if (!r->triton && !c->legal && r->swizzle == 0 && gpu_find_swizzle(
+	if (!r->triton && !c->legal && r->swizzle == 0 && window_failed(c) && gpu_find_swizzle(
 		    in->block.dims[in->block.rank - 1], r->bits) >= 32)
 		buf_addf(note, "a swizzled, tiled SMEM block has other limits: try --swizzle %d "
 			 "(plgpu.find_swizzle's choice for this minor dimension)\n",
