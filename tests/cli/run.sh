@@ -24,6 +24,16 @@ check "explain a rule" sh -c "$PT explain \$($PT rules list --class layout | hea
 check "explain nothing exits 2" test "$(status $PT explain no-such-thing)" = 2
 check "rules list --class filters" sh -c "! $PT rules list --class numerics | grep -qv ' numerics '"
 
+# Pallas on GPU: the smem command, the GPU rungs in explain, the backend in JSON
+check "help lists smem" sh -c "$PT help | grep -q '^  smem '"
+check "smem -h prints usage, exit 0" sh -c "$PT smem -h | grep -q 'exit status: 0 fits, 1 does not fit'"
+check "smem without --block exits 2" test "$(status $PT smem --chip h100 --dtype f32)" = 2
+check "explain shows the GPU ladder apart" sh -c "$PT explain capacity | grep -q '^fix ladder on GPU'"
+check "explain a GPU rule" sh -c "$PT explain capacity.mgpu-smem | grep -q 'max_concurrent_steps'"
+check "explain a GPU API name" sh -c "$PT explain plgpu.wgmma | grep -q 'Hopper'"
+check "json names the backend and chip" sh -c "$PT --json $SRC/tests/triage/gpu-mgpu-smem.log | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"backend\"]==\"mosaic-gpu\" and d[\"chip\"]==\"h100\" and d[\"environment\"][\"cuda_version\"]==\"12.4\"'"
+check "a TPU log names no GPU backend" sh -c "$PT --json $L/capacity-scoped.log | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"backend\"]==\"mosaic-tpu\" and d[\"chip\"]==\"v6e\"'"
+
 # the README's worked example is what the binary prints, up to its "  ..." line
 awk '/^\$ pallas-triage --no-input docs\/examples\/vmem-oom.log$/ { on = 1; next }
      on && /^  \.\.\.$/ { exit } on { print }' "$SRC/README.md" >"$T/readme.want"
