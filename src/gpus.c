@@ -103,7 +103,7 @@ names_free(const struct chiptab *t, const struct gpu *g, const struct ynode *m, 
 	int ret = 0;
 
 	if ((o = name_owner(t, g->name))) {
-		diag_error(d, file, m->line, m->col, "gpu '%s' is already a name or alias of '%s'",
+		diag_error(d, file, m->line, m->col, "the name of gpu '%s' is already taken by '%s'",
 			   g->name, o);
 		ret = -1;
 	}
@@ -157,10 +157,14 @@ want_enum(const struct ynode *m, const char *key, bool required, const char *con
 		return -1;
 	if (s && !in_list((char *const *)allowed, s)) {
 		const struct ynode *n = ynode_get(m, key);
+		char list[128] = "";
+		size_t len = 0;
 
-		diag_error(d, file, n->line, n->col, "'%s' in %s must be one of %s%s%s, not '%s'",
-			   key, what, allowed[0], allowed[1] ? ", " : "", allowed[1] ? allowed[1] : "",
-			   s);
+		for (const char *const *a = allowed; *a && len < sizeof(list); a++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+						a == allowed ? "" : ", ", *a);
+		diag_error(d, file, n->line, n->col, "'%s' in %s must be one of %s, not '%s'", key,
+			   what, list, s);
 		return -1;
 	}
 	*out = dup_or_null(s);
@@ -212,7 +216,7 @@ parse_numbers(struct gpu *g, const struct ynode *m, const char *what, const char
 	err |= want_int(m, "tmem_columns", false, 65536, &g->tmem_columns, file, what, d);
 	err |= want_bytes(m, "l2_bytes", false, &g->l2_bytes, file, what, d);
 	err |= want_bytes(m, "memory_bytes", false, &g->memory_bytes, file, what, d);
-	if (!err && g->smem_block_optin < g->smem_block) {
+	if (g->smem_block && g->smem_block_optin && g->smem_block_optin < g->smem_block) {
 		diag_error(d, file, m->line, m->col, "%s: the opt-in shared memory per block is less "
 			   "than the default", what);
 		err = -1;

@@ -32,6 +32,10 @@ check "explain shows the GPU ladder apart" sh -c "$PT explain capacity | grep -q
 check "explain a GPU rule" sh -c "$PT explain capacity.mgpu-smem | grep -q 'max_concurrent_steps'"
 check "explain a GPU API name" sh -c "$PT explain plgpu.wgmma | grep -q 'Hopper'"
 check "json names the backend and chip" sh -c "$PT --json $SRC/tests/triage/gpu-mgpu-smem.log | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"backend\"]==\"mosaic-gpu\" and d[\"chip\"]==\"h100\" and d[\"environment\"][\"cuda_version\"]==\"12.4\"'"
+A=$SRC/tests/accuracy/logs
+check "json reads the ROCm version and the AMD arch" sh -c "$PT --json $A/g2-rocm-smem.log | python3 -c 'import json,sys; e=json.load(sys.stdin)[\"environment\"]; assert e[\"rocm_version\"]==\"6.2.0\" and e[\"device_kind\"]==\"gfx942\" and e[\"chip\"]==\"mi300x\"'"
+check "json reads JAX_PALLAS_USE_MOSAIC_GPU" sh -c "$PT --json $A/g1-triton-pow2-verbose.log | python3 -c 'import json,sys; e=json.load(sys.stdin)[\"environment\"]; assert e[\"jax_pallas_use_mosaic_gpu\"]==\"0\" and e[\"backend\"]==\"triton\"'"
+check "the text names backend and chip" sh -c "$PT --no-input $SRC/tests/triage/gpu-mgpu-smem.log | grep -q '^environment  backend=mosaic-gpu' && $PT --no-input $SRC/tests/triage/gpu-mgpu-smem.log | grep -q '^             chip=h100'"
 check "a TPU log names no GPU backend" sh -c "$PT --json $L/capacity-scoped.log | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"backend\"]==\"mosaic-tpu\" and d[\"chip\"]==\"v6e\"'"
 
 # the README's worked example is what the binary prints, up to its "  ..." line
