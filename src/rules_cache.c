@@ -534,30 +534,30 @@ get_chip(struct rd *r)
 	return c;
 }
 
+/* A GPU's numbers and strings, in cache order: one list for both directions. */
+#define GPU_NUMBERS(g) { &(g)->smem_block, &(g)->smem_block_optin, &(g)->smem_sm, \
+			 &(g)->regs_sm, &(g)->regs_block, &(g)->l2_bytes, &(g)->memory_bytes }
+#define GPU_INTS(g) { &(g)->sms, &(g)->warp_size, &(g)->max_regs_thread, &(g)->tmem_columns }
+#define GPU_STRS(g) { &(g)->name, &(g)->vendor, &(g)->arch, &(g)->compute_capability, \
+		      &(g)->mma, &(g)->note, &(g)->file }
+#define GPU_STRVS(g) { &(g)->aliases, &(g)->device_kinds, &(g)->backends }
+
 static void
-put_gpu(struct buf *b, const struct gpu *g)
+put_gpu(struct buf *b, struct gpu *g)
 {
-	put_str(b, g->name);
-	put_strv(b, g->aliases);
-	put_strv(b, g->device_kinds);
-	put_str(b, g->vendor);
-	put_str(b, g->arch);
-	put_str(b, g->compute_capability);
-	put_u32(b, (uint32_t)g->sms);
-	put_u32(b, (uint32_t)g->warp_size);
-	put_u64(b, g->smem_block);
-	put_u64(b, g->smem_block_optin);
-	put_u64(b, g->smem_sm);
-	put_u64(b, g->regs_sm);
-	put_u64(b, g->regs_block);
-	put_u32(b, (uint32_t)g->max_regs_thread);
-	put_u32(b, (uint32_t)g->tmem_columns);
-	put_u64(b, g->l2_bytes);
-	put_u64(b, g->memory_bytes);
-	put_str(b, g->mma);
-	put_strv(b, g->backends);
-	put_str(b, g->note);
-	put_str(b, g->file);
+	unsigned long long *nums[] = GPU_NUMBERS(g);
+	int *ints[] = GPU_INTS(g);
+	char **strs[] = GPU_STRS(g);
+	char ***strvs[] = GPU_STRVS(g);
+
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
+		put_u64(b, *nums[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
+		put_u32(b, (uint32_t)*ints[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		put_str(b, *strs[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(strvs); i++)
+		put_strv(b, *strvs[i]);
 	put_u32(b, (uint32_t)g->line);
 }
 
@@ -565,28 +565,19 @@ static struct gpu *
 get_gpu(struct rd *r)
 {
 	struct gpu *g = xcalloc(1, sizeof(*g));
+	unsigned long long *nums[] = GPU_NUMBERS(g);
+	int *ints[] = GPU_INTS(g);
+	char **strs[] = GPU_STRS(g);
+	char ***strvs[] = GPU_STRVS(g);
 
-	g->name = get_str(r);
-	g->aliases = get_strv_nonnull(r);
-	g->device_kinds = get_strv_nonnull(r);
-	g->vendor = get_str(r);
-	g->arch = get_str(r);
-	g->compute_capability = get_str(r);
-	g->sms = (int)get_u32(r);
-	g->warp_size = (int)get_u32(r);
-	g->smem_block = get_u64(r);
-	g->smem_block_optin = get_u64(r);
-	g->smem_sm = get_u64(r);
-	g->regs_sm = get_u64(r);
-	g->regs_block = get_u64(r);
-	g->max_regs_thread = (int)get_u32(r);
-	g->tmem_columns = (int)get_u32(r);
-	g->l2_bytes = get_u64(r);
-	g->memory_bytes = get_u64(r);
-	g->mma = get_str(r);
-	g->backends = get_strv_nonnull(r);
-	g->note = get_str(r);
-	g->file = get_str(r);
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
+		*nums[i] = get_u64(r);
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
+		*ints[i] = (int)get_u32(r);
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		*strs[i] = get_str(r);
+	for (size_t i = 0; i < ARRAY_SIZE(strvs); i++)
+		*strvs[i] = get_strv_nonnull(r);
 	g->line = (int)get_u32(r);
 	if (!g->name || !g->vendor || !g->arch || !g->file)
 		r->bad = true;
