@@ -276,8 +276,12 @@ advice_derive(const struct ruleset *rs, struct vars *vs)
 	struct advice a = { vs, rs ? rs->chips : NULL, NULL, NULL };
 
 	derive_chip(&a);
-	derive_capacity(&a);
-	derive_block(&a);
+	gpu_advice_derive(rs, vs);
+	/* the TPU block and VMEM arithmetic means nothing for a GPU kernel */
+	if (!vars_get(vs, "platform") || strcmp(vars_get(vs, "platform"), "gpu") != 0) {
+		derive_capacity(&a);
+		derive_block(&a);
+	}
 	jaxapi_derive(rs ? rs->api : NULL, vs);
 }
 

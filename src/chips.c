@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "pt/chips.h"
+#include "pt/gpus.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
 
@@ -77,6 +78,7 @@ chiptab_free(struct chiptab *t)
 		chip_free(t->chips[i]);
 	for (size_t i = 0; i < t->ndtypes; i++)
 		dtype_free(t->dtypes[i]);
+	gputab_release(t);
 	free(t->chips);
 	free(t->dtypes);
 	free(t);
@@ -809,8 +811,8 @@ chip_named_like(const struct chip *c, const char *s)
  * chips' names ("v5": v5e or v5p?) is refused with the candidates, even
  * where a log's device kind makes it one of them ("TPU v5" is v5p).
  */
-static bool
-ambiguous_user_name(const struct chiptab *t, const char *s, struct pt_err *err)
+bool
+chiptab_ambiguous_name(const struct chiptab *t, const char *s, struct pt_err *err)
 {
 	char cands[256] = "";
 	size_t len = 0, n = 0;
@@ -837,7 +839,7 @@ chiptab_want_chip(const struct chiptab *t, const char *s, struct pt_err *err)
 	char known[256] = "";
 	size_t len = 0;
 
-	if (ambiguous_user_name(t, s, err))
+	if (chiptab_ambiguous_name(t, s, err))
 		return NULL;
 	if ((c = chiptab_find_chip(t, s)))
 		return c;

@@ -40,6 +40,7 @@ context_release(struct context_def *cx)
 	free(cx->req_ctx);
 	free(cx->exc_ctx);
 	free(cx->imp_ctx);
+	strv_free(cx->sets);
 	examples_free(cx->match_ex, cx->nmatch_ex);
 	examples_free(cx->nomatch_ex, cx->nnomatch_ex);
 	free(cx->file);
@@ -99,12 +100,38 @@ parse_evidence(struct context_def *cx, const struct ynode *cn, const char *file,
 	return ret;
 }
 
+/* `sets: {backend: mosaic-gpu, platform: gpu}`: plain names to plain values. */
+static int
+parse_sets(struct context_def *cx, const struct ynode *cn, const char *file, struct diag *d)
+{
+	const struct ynode *m = NULL;
+	size_t n = 0;
+
+	if (ynode_want(cn, "sets", YNODE_MAP, false, &m, file, "a context", d) < 0)
+		return -1;
+	if (!m)
+		return 0;
+	cx->sets = xcalloc(m->n + 1, sizeof(*cx->sets));
+	for (size_t i = 0; i + 1 < m->n; i += 2) {
+		const struct ynode *k = m->items[i], *v = m->items[i + 1];
+
+		if (k->kind != YNODE_SCALAR || v->kind != YNODE_SCALAR || !k->len || !v->len) {
+			diag_error(d, file, k->line, k->col, "'sets' in a context maps value names to "
+				   "non-empty strings");
+			return -1;
+		}
+		cx->sets[n++] = xstrdup(k->str);
+		cx->sets[n++] = xstrdup(v->str);
+	}
+	return 0;
+}
+
 static int
 parse_context(struct context_def *cx, const struct ynode *cn, const char *file, struct diag *d)
 {
 	static const char *const keys[] = {
 		"id", "summary", "missing", "threshold", "evidence", "requires", "excludes",
-		"implied_by", "examples", NULL,
+		"implied_by", "sets", "examples", NULL,
 	};
 	const char *id = NULL, *summary = NULL, *missing = NULL;
 	const struct ynode *en = NULL;
@@ -129,6 +156,7 @@ parse_context(struct context_def *cx, const struct ynode *cn, const char *file, 
 	bad |= ynode_want_strv(cn, "requires", false, &cx->requires, NULL, file, "a context", d) < 0;
 	bad |= ynode_want_strv(cn, "excludes", false, &cx->excludes, NULL, file, "a context", d) < 0;
 	bad |= ynode_want_strv(cn, "implied_by", false, &cx->implied_by, NULL, file, "a context", d) < 0;
+	bad |= parse_sets(cx, cn, file, d) < 0;
 	if (ynode_want(cn, "examples", YNODE_MAP, true, &en, file, "a context", d) < 0 ||
 	    examples_parse(en, &(struct example_lists){ &cx->match_ex, &cx->nmatch_ex,
 							&cx->nomatch_ex, &cx->nnomatch_ex }, file, d) < 0)

@@ -166,7 +166,8 @@ print_context(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool 
 	for (const char **f = fields; *f; f++) {
 		const char *val = vars_get(&v->vars, *f);
 
-		if (!val)
+		/* the platform says something only when the backend is not known */
+		if (!val || (strcmp(*f, "platform") == 0 && vars_get(&v->vars, "backend")))
 			continue;
 		if (!any_env)
 			fprintf(fp, "%s%senvironment%s  ", v->loc.file ? "" : "\n",
@@ -257,10 +258,13 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 	print_context(fp, rs, v, o->color);
 	if (v->cls != CLASS_UNKNOWN) {
 		const struct class_def *cd = &rs->classes[v->cls];
+		const char *platform = vars_get(&v->vars, "platform");
+		const char *note = platform && strcmp(platform, "gpu") == 0 && cd->gpu_interpret_note
+				   ? cd->gpu_interpret_note : cd->interpret_note;
 
-		if (cd->interpret_note)
+		if (note)
 			fprintf(fp, "%sinterpret%s    %s\n", c_on(o->color, TERM_BOLD),
-				c_on(o->color, TERM_RESET), cd->interpret_note);
+				c_on(o->color, TERM_RESET), note);
 		diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
 	} else {
 		print_next_steps(fp, rs, v, o->color);
@@ -415,6 +419,9 @@ diagnosis_json(const struct ruleset *rs, const struct verdict *v, const char *so
 	json_add_str_or_null(o, "reason", v->reason);
 	json_add_str_or_null(o, "rule", v->top_rule ? v->top_rule->id : NULL);
 	json_add_str(o, "tier", v->fallback ? "fallback" : "specific");
+	/* where the kernel ran, also in `environment`: the first thing a reader checks */
+	json_add_str_or_null(o, "backend", vars_get(&v->vars, "backend"));
+	json_add_str_or_null(o, "chip", vars_get(&v->vars, "chip"));
 	json_evidence(o, v);
 	json_context(o, rs, v);
 	json_contexts(o, v);

@@ -16,9 +16,33 @@ strv_has(char *const *v, const char *s)
 	return false;
 }
 
-static bool
-rung_applies(const struct rung *r, const char *subkind, const struct vars *vs)
+/*
+ * The backend a rung must name: the verdict's `backend` (mosaic-tpu,
+ * mosaic-gpu, triton) or, when that is not known, its `platform` (tpu,
+ * gpu); both come from the rules (contexts' `sets`, the chip table).
+ */
+static const char *
+backend_key(const struct vars *vs)
 {
+	const char *b = vars_get(vs, "backend");
+
+	return b ? b : vars_get(vs, "platform");
+}
+
+/* A rung for the verdict's backend, or for its platform when the backend is not known. */
+static bool
+rung_for(const struct rung *r, const struct vars *vs)
+{
+	const char *b = vars_get(vs, "backend"), *p = vars_get(vs, "platform");
+
+	return r->backends && (b ? strv_has(r->backends, b) : p && strv_has(r->backends, p));
+}
+
+static bool
+rung_applies(const struct rung *r, const char *subkind, const struct vars *vs, bool tagged)
+{
+	if (tagged ? !rung_for(r, vs) : r->backends != NULL)
+		return false;
 	if (r->subkinds && !(subkind && strv_has(r->subkinds, subkind)))
 		return false;
 	for (char *const *q = r->requires; q && *q; q++)
@@ -30,21 +54,30 @@ rung_applies(const struct rung *r, const char *subkind, const struct vars *vs)
 	return true;
 }
 
+/*
+ * When some rung of the class is for the verdict's backend (or platform),
+ * the ladder is those rungs; otherwise the rungs that name no backend (the
+ * TPU ladder, which logs that say nothing of their platform have always
+ * had).
+ */
 size_t
 ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
 	      const struct vars *vs, const struct rung ***out)
 {
 	const struct ladder *l;
 	const struct rung **v;
+	bool tagged = false;
 	size_t n = 0;
 
 	*out = NULL;
 	if (cls >= CLASS_COUNT)
 		return 0;
 	l = &rs->ladders[cls];
+	for (size_t i = 0; i < l->nrungs && backend_key(vs) && !tagged; i++)
+		tagged = rung_for(&l->rungs[i], vs);
 	v = xcalloc(l->nrungs + 1, sizeof(*v));
 	for (size_t i = 0; i < l->nrungs; i++)
-		if (rung_applies(&l->rungs[i], subkind, vs))
+		if (rung_applies(&l->rungs[i], subkind, vs, tagged))
 			v[n++] = &l->rungs[i];
 	*out = v;
 	return n;

@@ -75,21 +75,24 @@ snap_copy(struct snap_frame *dst, const struct snap_frame *src)
  * pieces get none; a wrap inside a short phrase is rare.
  */
 #define WRAP_MIN_PIECE 8
+#define WRAP_MAX_SPACES 64
 
-static bool
-wrap_piece_ok(const char *p, size_t n)
-{
-	return n >= WRAP_MIN_PIECE && memchr(p, ' ', n) != NULL;
-}
-
-/* The shortest piece when lit[0..len) is cut at spaces i < j (j = len: two pieces). */
+/*
+ * The shortest piece of lit[0..len) cut at its spaces sp[x] < sp[y] (y ==
+ * k: two pieces), or 0 when a piece is not a phrase. sp[] holds the k
+ * spaces in order, so a piece has a space inside when a space index falls
+ * between its cuts: the search is over pairs of spaces, not of bytes.
+ */
 static size_t
-wrap_cut_score(const char *lit, size_t len, size_t i, size_t j)
+wrap_cut_score(const size_t *sp, size_t k, size_t len, size_t x, size_t y)
 {
-	size_t a = i, b = j - i - 1, c = j < len ? len - j - 1 : SIZE_MAX;
+	size_t i = sp[x], j = y < k ? sp[y] : len;
+	size_t a = i, b = j - i - 1, c = y < k ? len - j - 1 : SIZE_MAX;
 
-	if (!wrap_piece_ok(lit, a) || !wrap_piece_ok(lit + i + 1, b) ||
-	    (j < len && !wrap_piece_ok(lit + j + 1, c)))
+	if (a < WRAP_MIN_PIECE || x == 0 || b < WRAP_MIN_PIECE ||
+	    (y < k ? y <= x + 1 : x + 1 >= k))
+		return 0;
+	if (y < k && (c < WRAP_MIN_PIECE || y + 1 >= k))
 		return 0;
 	return a < b ? (a < c ? a : c) : (b < c ? b : c);
 }
@@ -97,22 +100,24 @@ wrap_cut_score(const char *lit, size_t len, size_t i, size_t j)
 static void
 add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
 {
-	size_t len = strlen(lit), best = 0, bi = 0, bj = 0;
+	size_t len = strlen(lit), best = 0, bi = 0, bj = 0, k = 0;
+	size_t sp[WRAP_MAX_SPACES];
 
+	for (size_t i = 0; i < len && k < WRAP_MAX_SPACES; i++)
+		if (lit[i] == ' ')
+			sp[k++] = i;
+	/* three pieces (two wraps) when the literal is long enough, else two */
 	for (int three = 1; three >= 0 && !best; three--)
-		for (size_t i = 1; i < len; i++) {
-			if (lit[i] != ' ')
+		for (size_t x = 0; x < k; x++) {
+			if (sp[x] == 0)
 				continue;
-			/* three pieces (two wraps) when the literal is long enough, else two */
-			for (size_t j = three ? i + 1 : len; j <= len && (!three || j < len); j++) {
-				size_t score;
+			for (size_t y = three ? x + 1 : k; y <= k && (!three || y < k); y++) {
+				size_t score = wrap_cut_score(sp, k, len, x, y);
 
-				if (j < len && lit[j] != ' ')
-					continue;
-				if ((score = wrap_cut_score(lit, len, i, j)) > best) {
+				if (score > best) {
 					best = score;
-					bi = i;
-					bj = j;
+					bi = sp[x];
+					bj = y < k ? sp[y] : len;
 				}
 			}
 		}

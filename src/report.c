@@ -133,9 +133,11 @@ build_env(struct report *r, const struct verdict_snapshot *d, const struct rules
 
 	if (!rs)
 		return;
+	/* only what the log says: a TPU report has no CUDA rows */
 	ruleset_env_fields(rs, &fields);
 	for (const char **f = fields; *f; f++)
-		kv_push(&r->env, &r->nenv, xstrdup(*f), rdup(r, vars_get(&d->vars, *f)));
+		if (vars_get(&d->vars, *f))
+			kv_push(&r->env, &r->nenv, xstrdup(*f), rdup(r, vars_get(&d->vars, *f)));
 	free(fields);
 }
 

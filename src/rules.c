@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "pt/chips.h"
+#include "pt/gpus.h"
 #include "pt/jaxapi.h"
+#include "pt/ladder.h"
 #include "pt/literal.h"
 #include "pt/match.h"
 #include "pt/rules.h"
@@ -129,6 +131,7 @@ rung_release(struct rung *r)
 	strv_free(r->unless);
 	strv_free(r->subkinds);
 	strv_free(r->flags);
+	strv_free(r->backends);
 	free(r->file);
 }
 
@@ -148,6 +151,7 @@ ruleset_free(struct ruleset *rs)
 		free(cd->summary);
 		free(cd->interpret);
 		free(cd->interpret_note);
+		free(cd->gpu_interpret_note);
 		free(cd->explain);
 		strv_free(cd->next_steps);
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
@@ -524,15 +528,15 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		      struct diag *d)
 {
 	static const char *const keys[] = {
-		"name", "title", "summary", "interpret", "interpret_note", "explain", "next_steps",
-		NULL,
+		"name", "title", "summary", "interpret", "interpret_note", "gpu_interpret_note",
+		"explain", "next_steps", NULL,
 	};
 	int ret = 0;
 
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ynode *cn = list->items[i];
 		const char *name = NULL, *title = NULL, *summary = NULL, *interp = NULL,
-			   *note = NULL, *explain = NULL;
+			   *note = NULL, *gnote = NULL, *explain = NULL;
 		char **next = NULL;
 		enum pt_class c;
 		struct class_def *cd;
@@ -548,6 +552,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		    ynode_want_str(cn, "summary", true, &summary, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "interpret", true, &interp, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "interpret_note", false, &note, file, "a class", d) < 0 ||
+		    ynode_want_str(cn, "gpu_interpret_note", false, &gnote, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "explain", false, &explain, file, "a class", d) < 0 ||
 		    ynode_want_strv(cn, "next_steps", false, &next, NULL, file, "a class", d) < 0) {
 			strv_free(next);
@@ -582,6 +587,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		cd->summary = xstrdup(summary);
 		cd->interpret = xstrdup(interp);
 		cd->interpret_note = dup_or_null(note);
+		cd->gpu_interpret_note = dup_or_null(gnote);
 		cd->explain = dup_or_null(explain);
 		cd->next_steps = next;
 	}
@@ -640,7 +646,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 {
 	static const char *const keys[] = {
 		"id", "family", "action", "change", "fallback", "expect", "requires", "unless",
-		"subkinds", "flags", NULL,
+		"subkinds", "flags", "backends", NULL,
 	};
 	const char *id = NULL, *family = NULL, *action = NULL, *change = NULL, *fallback = NULL,
 		   *expect = NULL;
@@ -661,6 +667,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	bad |= ynode_want_strv(n, "unless", false, &r->unless, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "subkinds", false, &r->subkinds, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "flags", false, &r->flags, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_strv(n, "backends", false, &r->backends, NULL, file, "a rung", d) < 0;
 	if (!bad && change && has_value_placeholder(change) && !fallback) {
 		const struct ynode *c = ynode_get(n, "change");
 
@@ -680,39 +687,63 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	return bad ? -1 : 0;
 }
 
+/* Rungs without their own `backends` take the entry's. */
+static void
+inherit_backends(struct rung *r, char *const *backends)
+{
+	size_t n = 0;
+
+	if (r->backends || !backends)
+		return;
+	while (backends[n])
+		n++;
+	r->backends = xcalloc(n + 1, sizeof(*r->backends));
+	for (size_t i = 0; i < n; i++)
+		r->backends[i] = xstrdup(backends[i]);
+}
+
 static int
 parse_ladders_section(struct ruleset *rs, const struct ynode *list, const char *file,
 		      struct diag *d)
 {
-	static const char *const keys[] = { "class", "rungs", NULL };
+	static const char *const keys[] = { "class", "backends", "rungs", NULL };
 	int ret = 0;
 
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ynode *ln = list->items[i], *rungs = NULL;
 		enum pt_class c = CLASS_COUNT;
+		char **backends = NULL;
 		struct ladder *l;
+		size_t first;
 
 		if (ln->kind != YNODE_MAP || ynode_check_keys(ln, keys, file, "a ladder", d) < 0 ||
 		    parse_class_field(ln, &c, true, file, "a ladder", d) < 0 ||
+		    ynode_want_strv(ln, "backends", false, &backends, NULL, file, "a ladder", d) < 0 ||
 		    ynode_want(ln, "rungs", YNODE_SEQ, true, &rungs, file, "a ladder", d) < 0) {
 			if (ln->kind != YNODE_MAP)
 				diag_error(d, file, ln->line, ln->col, "each ladder must be a mapping");
+			strv_free(backends);
 			ret = -1;
 			continue;
 		}
 		l = &rs->ladders[c];
-		if (l->nrungs) {
-			diag_error(d, file, ln->line, ln->col, "the ladder of '%s' is defined twice",
-				   class_name(c));
+		if (!backends && l->have_plain) {
+			diag_error(d, file, ln->line, ln->col, "the ladder of '%s' is defined twice "
+				   "(a second entry must say which 'backends' it is for)", class_name(c));
 			ret = -1;
 			continue;
 		}
-		l->rungs = xcalloc(rungs->n + 1, sizeof(*l->rungs));
+		l->have_plain |= !backends;
+		first = l->nrungs;
+		l->rungs = xrealloc(l->rungs, (first + rungs->n + 1) * sizeof(*l->rungs));
+		memset(&l->rungs[first], 0, (rungs->n + 1) * sizeof(*l->rungs));
 		for (size_t k = 0; k < rungs->n; k++, l->nrungs++) {
-			l->rungs[k].index = k;
-			if (parse_rung(&l->rungs[k], rungs->items[k], file, d) < 0)
+			l->rungs[first + k].index = first + k;
+			if (parse_rung(&l->rungs[first + k], rungs->items[k], file, d) < 0)
 				ret = -1;
+			inherit_backends(&l->rungs[first + k], backends);
 		}
+		strv_free(backends);
 	}
 	return ret;
 }
@@ -831,10 +862,13 @@ static int
 parse_chips(struct ruleset *rs, const struct ynode *root, const char *file, struct diag *d)
 {
 	const struct ynode *chips = ynode_get(root, "chips"), *dtypes = ynode_get(root, "dtypes");
+	int ret = 0;
 
-	if (!chips && !dtypes)
-		return 0;
-	return chiptab_parse(&rs->chips, chips, dtypes, file, d);
+	if (chips || dtypes)
+		ret = chiptab_parse(&rs->chips, chips, dtypes, file, d);
+	if (gputab_parse(&rs->chips, ynode_get(root, "gpus"), file, d) < 0)
+		ret = -1;
+	return ret;
 }
 
 /* The JAX API table (jaxapi.c): names and gaps may come from any file. */
@@ -869,7 +903,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", "contexts", "confidence", "jax_api", "jax_gaps", NULL,
+		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -950,10 +984,16 @@ check_ladder_refs(const struct ruleset *rs, struct diag *d)
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++) {
 			const struct rung *r = &rs->ladders[c].rungs[i];
 
+			const struct rung *first = ladder_find_rung(rs, r->id, NULL);
+
 			for (char **f = r->flags; f && *f; f++)
 				if (!ruleset_find_flag(rs, *f))
 					diag_error(d, "rules", 0, 0, "rung '%s' names unknown flag '%s'",
 						   r->id, *f);
+			/* sessions record rungs by id: one id, one rung */
+			if (first != r)
+				diag_error(d, r->file, r->line, r->col, "duplicate rung id '%s' (first "
+					   "defined at %s:%d)", r->id, first->file, first->line);
 		}
 }
 
@@ -1020,20 +1060,33 @@ ruleset_find_flag(const struct ruleset *rs, const char *id)
 	return NULL;
 }
 
+/* Append name to names[0..*n) unless it is there. */
+static void
+add_field(const char **names, size_t *n, const char *name)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp(names[k], name) == 0)
+			return;
+	names[(*n)++] = name;
+}
+
+/* The values the contexts set (backend, platform) come first: they say what
+ * kind of machine the rest describes. */
 size_t
 ruleset_env_fields(const struct ruleset *rs, const char ***out)
 {
-	const char **names = xcalloc(rs->nfacts + 1, sizeof(*names));
-	size_t n = 0;
+	size_t cap = rs->nfacts + 1, n = 0;
+	const char **names;
 
-	for (size_t i = 0; i < rs->nfacts; i++) {
-		size_t k = 0;
-
-		while (k < n && strcmp(names[k], rs->facts[i].sets) != 0)
-			k++;
-		if (k == n)
-			names[n++] = rs->facts[i].sets;
-	}
+	for (size_t i = 0; i < rs->ncontexts; i++)
+		for (char **kv = rs->contexts[i].sets; kv && kv[0]; kv += 2)
+			cap++;
+	names = xcalloc(cap, sizeof(*names));
+	for (size_t i = 0; i < rs->ncontexts; i++)
+		for (char **kv = rs->contexts[i].sets; kv && kv[0]; kv += 2)
+			add_field(names, &n, kv[0]);
+	for (size_t i = 0; i < rs->nfacts; i++)
+		add_field(names, &n, rs->facts[i].sets);
 	*out = names;
 	return n;
 }
@@ -1041,10 +1094,14 @@ ruleset_env_fields(const struct ruleset *rs, const char ***out)
 bool
 ruleset_is_env_field(const struct ruleset *rs, const char *name)
 {
-	for (size_t i = 0; i < rs->nfacts; i++)
-		if (strcmp(rs->facts[i].sets, name) == 0)
-			return true;
-	return false;
+	const char **fields = NULL;
+	bool found = false;
+
+	ruleset_env_fields(rs, &fields);
+	for (const char **f = fields; *f && !found; f++)
+		found = strcmp(*f, name) == 0;
+	free(fields);
+	return found;
 }
 
 char *

@@ -132,6 +132,7 @@ put_rung(struct buf *b, const struct rung *g)
 	cache_put_strv(b, g->unless);
 	cache_put_strv(b, g->subkinds);
 	cache_put_strv(b, g->flags);
+	cache_put_strv(b, g->backends);
 	cache_put_str(b, g->file);
 	cache_put_u32(b, (uint32_t)g->line);
 	cache_put_u32(b, (uint32_t)g->col);
@@ -151,6 +152,7 @@ get_rung(struct cache_rd *r, struct rung *g, size_t index)
 	g->unless = cache_get_strv(r);
 	g->subkinds = cache_get_strv(r);
 	g->flags = cache_get_strv(r);
+	g->backends = cache_get_strv(r);
 	g->file = cache_get_str(r);
 	g->line = (int)cache_get_u32(r);
 	g->col = (int)cache_get_u32(r);
@@ -173,6 +175,7 @@ put_contexts(struct buf *b, const struct ruleset *rs)
 		cache_put_strv(b, cx->requires);
 		cache_put_strv(b, cx->excludes);
 		cache_put_strv(b, cx->implied_by);
+		cache_put_strv(b, cx->sets);
 		cache_put_str(b, cx->file);
 		cache_put_u32(b, (uint32_t)cx->line);
 		cache_put_u32(b, (uint32_t)cx->npats);
@@ -197,6 +200,7 @@ get_context(struct cache_rd *r, struct context_def *cx, size_t index)
 	cx->requires = cache_get_strv(r);
 	cx->excludes = cache_get_strv(r);
 	cx->implied_by = cache_get_strv(r);
+	cx->sets = cache_get_strv(r);
 	cx->file = cache_get_str(r);
 	cx->line = (int)cache_get_u32(r);
 	cx->npats = cache_get_count(r, 24);
@@ -236,6 +240,7 @@ put_sections(struct buf *b, const struct ruleset *rs)
 		cache_put_str(b, cd->summary);
 		cache_put_str(b, cd->interpret);
 		cache_put_str(b, cd->interpret_note);
+		cache_put_str(b, cd->gpu_interpret_note);
 		cache_put_str(b, cd->explain);
 		cache_put_strv(b, cd->next_steps);
 		cache_put_u32(b, (uint32_t)l->nrungs);
@@ -285,6 +290,7 @@ get_sections(struct cache_rd *r, struct ruleset *rs)
 		cd->summary = cache_get_str(r);
 		cd->interpret = cache_get_str(r);
 		cd->interpret_note = cache_get_str(r);
+		cd->gpu_interpret_note = cache_get_str(r);
 		cd->explain = cache_get_str(r);
 		cd->next_steps = cache_get_strv(r);
 		l->nrungs = cache_get_count(r, 36);

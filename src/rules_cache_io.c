@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pt/chips.h"
+#include "pt/gpus.h"
 #include "pt/jaxapi.h"
 #include "pt/rules_cache_io.h"
 #include "pt/xalloc.h"
@@ -217,6 +218,56 @@ get_chip(struct cache_rd *r)
 	return c;
 }
 
+/* A GPU's numbers and strings, in cache order: one list for both directions. */
+#define GPU_NUMBERS(g) { &(g)->smem_block, &(g)->smem_block_optin, &(g)->smem_sm, \
+			 &(g)->regs_sm, &(g)->regs_block, &(g)->l2_bytes, &(g)->memory_bytes }
+#define GPU_INTS(g) { &(g)->sms, &(g)->warp_size, &(g)->max_regs_thread, &(g)->tmem_columns }
+#define GPU_STRS(g) { &(g)->name, &(g)->vendor, &(g)->arch, &(g)->compute_capability, \
+		      &(g)->mma, &(g)->note, &(g)->file }
+#define GPU_STRVS(g) { &(g)->aliases, &(g)->device_kinds, &(g)->backends }
+
+static void
+put_gpu(struct buf *b, struct gpu *g)
+{
+	unsigned long long *nums[] = GPU_NUMBERS(g);
+	int *ints[] = GPU_INTS(g);
+	char **strs[] = GPU_STRS(g);
+	char ***strvs[] = GPU_STRVS(g);
+
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
+		cache_put_u64(b, *nums[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
+		cache_put_u32(b, (uint32_t)*ints[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		cache_put_str(b, *strs[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(strvs); i++)
+		cache_put_strv(b, *strvs[i]);
+	cache_put_u32(b, (uint32_t)g->line);
+}
+
+static struct gpu *
+get_gpu(struct cache_rd *r)
+{
+	struct gpu *g = xcalloc(1, sizeof(*g));
+	unsigned long long *nums[] = GPU_NUMBERS(g);
+	int *ints[] = GPU_INTS(g);
+	char **strs[] = GPU_STRS(g);
+	char ***strvs[] = GPU_STRVS(g);
+
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
+		*nums[i] = cache_get_u64(r);
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
+		*ints[i] = (int)cache_get_u32(r);
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		*strs[i] = cache_get_str(r);
+	for (size_t i = 0; i < ARRAY_SIZE(strvs); i++)
+		*strvs[i] = cache_get_strv_nonnull(r);
+	g->line = (int)cache_get_u32(r);
+	if (!g->name || !g->vendor || !g->arch || !g->file)
+		r->bad = true;
+	return g;
+}
+
 void
 cache_put_chips(struct buf *b, const struct chiptab *t)
 {
@@ -239,6 +290,9 @@ cache_put_chips(struct buf *b, const struct chiptab *t)
 		cache_put_str(b, dt->file);
 		cache_put_u32(b, (uint32_t)dt->line);
 	}
+	cache_put_u32(b, (uint32_t)t->ngpus);
+	for (size_t i = 0; i < t->ngpus; i++)
+		put_gpu(b, t->gpus[i]);
 }
 
 struct chiptab *
@@ -274,6 +328,11 @@ cache_get_chips(struct cache_rd *r)
 		if (!dt->name)
 			r->bad = true;
 	}
+	n = cache_get_count(r, 64);
+	t->gpus = xcalloc((size_t)n + 1, sizeof(*t->gpus));
+	t->alloc_gpus = n;
+	for (; t->ngpus < n && !r->bad; t->ngpus++)
+		t->gpus[t->ngpus] = get_gpu(r);
 	return t;
 }
 

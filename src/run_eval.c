@@ -30,6 +30,8 @@ run_record_fill(struct run_record *r, const struct runner_result *res, const str
 	r->fingerprint = dup_or_null(v->fingerprint);
 	for (size_t i = 0; i < RUN_NNUMBERS; i++)
 		r->numbers[i] = dup_or_null(vars_get(&v->vars, run_number_names[i]));
+	r->backend = dup_or_null(vars_get(&v->vars, "backend"));
+	r->platform = dup_or_null(vars_get(&v->vars, "platform"));
 }
 
 void
@@ -39,6 +41,8 @@ run_record_release(struct run_record *r)
 	free(r->fingerprint);
 	for (size_t i = 0; i < RUN_NNUMBERS; i++)
 		free(r->numbers[i]);
+	free(r->backend);
+	free(r->platform);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -305,6 +309,58 @@ error_shrinks(const struct run_record *r, double *lo, double *hi)
 	       *lo < *hi / 100.0;
 }
 
+/* Does some run's verdict say this (platform or backend)? */
+static bool
+runs_say(const struct run_record *r, bool backend, const char *value)
+{
+	for (size_t i = 0; i < RUN_NLEVELS; i++)
+		if (same_str(backend ? r[i].backend : r[i].platform, value))
+			return true;
+	return false;
+}
+
+static void
+judge_policy(const enum level_state *st, bool gpu, struct sweep_verdict *sv, struct buf *b)
+{
+	sv->kind = SWEEP_POLICY;
+	buf_addf(b, "precision policy: right at highest, wrong at default (%s",
+		 st[1] == LEVEL_RIGHT ? "high is enough" : "high is not enough");
+	if (gpu)
+		buf_adds(b, "): on a GPU f32 dots run as TF32 (10-bit mantissa) at DEFAULT and, in "
+			 "Pallas Triton, at HIGH too. Ask for precision=lax.Precision.HIGHEST (IEEE "
+			 "f32) on the dots that need it, or set the test's tolerance to what TF32 "
+			 "gives");
+	else
+		buf_adds(b, "): at DEFAULT the MXU rounds f32 matmul operands to bf16. Ask for "
+			 "precision=lax.Precision.HIGHEST (or HIGH) on the dots that need it, or "
+			 "set the test's tolerance to what bf16 operands give");
+	sv->ruled_cls = CLASS_NUMERICS;
+	sv->ruled_subkind = "logic";
+	sv->ruled_reason = xstrdup("precision sweep: right at HIGHEST matmul precision, "
+				   "wrong at DEFAULT, so the error is the precision policy, "
+				   "not a logic bug");
+}
+
+static void
+judge_logic(const struct run_record *r, struct sweep_verdict *sv, struct buf *b)
+{
+	double lo, hi;
+
+	sv->kind = SWEEP_LOGIC;
+	buf_adds(b, "logic bug: wrong at every precision, highest included, so the "
+		 "precision policy does not explain it (unless the data is bf16 already, "
+		 "which no precision setting changes); look at index_map, accumulator "
+		 "initialisation, the reduction axis and masking");
+	if (error_shrinks(r, &lo, &hi))
+		buf_addf(b, ". The error shrinks from %g at default to %g at highest, so "
+			 "part of it is precision", hi, lo);
+	sv->ruled_cls = CLASS_NUMERICS;
+	sv->ruled_subkind = "precision";
+	sv->ruled_reason = xstrdup("precision sweep: wrong at every matmul precision, "
+				   "HIGHEST included, so the precision policy does not "
+				   "explain it");
+}
+
 void
 run_sweep_judge(const struct run_record *r, struct sweep_verdict *sv)
 {
@@ -312,10 +368,10 @@ run_sweep_judge(const struct run_record *r, struct sweep_verdict *sv)
 	const struct run_record *other = NULL;
 	struct buf b = BUF_INIT;
 	size_t nright = 0, nwrong = 0;
-	double lo, hi;
 
 	memset(sv, 0, sizeof(*sv));
 	sv->ruled_cls = CLASS_COUNT;
+	sv->gpu = runs_say(r, false, "gpu");
 	for (size_t i = 0; i < RUN_NLEVELS; i++) {
 		st[i] = level_state(&r[i]);
 		nright += st[i] == LEVEL_RIGHT;
@@ -334,31 +390,15 @@ run_sweep_judge(const struct run_record *r, struct sweep_verdict *sv)
 		sv->kind = SWEEP_NO_FAILURE;
 		buf_adds(&b, "right at every precision: the failure did not reproduce in the sweep");
 	} else if (st[0] == LEVEL_WRONG && st[RUN_NLEVELS - 1] == LEVEL_RIGHT) {
-		sv->kind = SWEEP_POLICY;
-		buf_addf(&b, "precision policy: right at highest, wrong at default (%s",
-			 st[1] == LEVEL_RIGHT ? "high is enough" : "high is not enough");
-		buf_adds(&b, "): at DEFAULT the MXU rounds f32 matmul operands to bf16. Ask for "
-			 "precision=lax.Precision.HIGHEST (or HIGH) on the dots that need it, or "
-			 "set the test's tolerance to what bf16 operands give");
-		sv->ruled_cls = CLASS_NUMERICS;
-		sv->ruled_subkind = "logic";
-		sv->ruled_reason = xstrdup("precision sweep: right at HIGHEST matmul precision, "
-					   "wrong at DEFAULT, so the error is the precision policy, "
-					   "not a logic bug");
+		judge_policy(st, sv->gpu, sv, &b);
+	} else if (nwrong == RUN_NLEVELS && runs_say(r, true, "mosaic-gpu")) {
+		sv->kind = SWEEP_INCONCLUSIVE;
+		buf_adds(&b, "inconclusive: wrong at every precision, but Mosaic GPU runs f32 "
+			 "WGMMA and tcgen05 operands as TF32 at every precision, so the sweep "
+			 "cannot tell TF32 from a logic bug; compare against a TF32-level "
+			 "tolerance, or feed bf16 operands with an f32 accumulator");
 	} else if (nwrong == RUN_NLEVELS) {
-		sv->kind = SWEEP_LOGIC;
-		buf_adds(&b, "logic bug: wrong at every precision, highest included, so the "
-			 "precision policy does not explain it (unless the data is bf16 already, "
-			 "which no precision setting changes); look at index_map, accumulator "
-			 "initialisation, the reduction axis and masking");
-		if (error_shrinks(r, &lo, &hi))
-			buf_addf(&b, ". The error shrinks from %g at default to %g at highest, so "
-				 "part of it is precision", hi, lo);
-		sv->ruled_cls = CLASS_NUMERICS;
-		sv->ruled_subkind = "precision";
-		sv->ruled_reason = xstrdup("precision sweep: wrong at every matmul precision, "
-					   "HIGHEST included, so the precision policy does not "
-					   "explain it");
+		judge_logic(r, sv, &b);
 	} else {
 		sv->kind = SWEEP_INCONCLUSIVE;
 		buf_adds(&b, "inconclusive: the outcome does not follow the precision (");
@@ -379,7 +419,10 @@ sweep_verdict_release(struct sweep_verdict *sv)
 void
 run_sweep_line(const struct sweep_verdict *sv, struct buf *out)
 {
-	if (sv->kind == SWEEP_POLICY)
+	if (sv->kind == SWEEP_POLICY && sv->gpu)
+		buf_adds(out, RUN_LINE_PREFIX "precision sweep: wrong at default matmul precision "
+			 "(TF32 on GPU), right at highest\n");
+	else if (sv->kind == SWEEP_POLICY)
 		buf_adds(out, RUN_LINE_PREFIX "precision sweep: wrong at default matmul precision, "
 			 "right at highest\n");
 	else if (sv->kind == SWEEP_LOGIC)

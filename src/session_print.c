@@ -68,6 +68,12 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 {
 	enum pt_class c = s->cls;
 	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
+	const char *platform = vars_get(&s->vars, "platform"), *backend = vars_get(&s->vars, "backend");
+	bool gpu = platform && strcmp(platform, "gpu") == 0;
+	/* GPU interpret mode simulates Mosaic GPU kernels; Triton has only interpret=True */
+	bool gpu_sim = gpu && !(backend && strcmp(backend, "triton") == 0);
+	const char *note = cd ? (gpu && cd->gpu_interpret_note ? cd->gpu_interpret_note
+					      : cd->interpret_note) : NULL;
 	struct api_render ar;
 
 	ladder_render_init(&ar, rs, &s->vars);
@@ -76,21 +82,25 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 	fputs("  It splits the problem: a failure that reproduces on CPU is a logic or indexing\n"
 	      "  bug, or a race; one that does not is layout, capacity or precision.\n", out);
 	/* an unmet wait polls for ever in the simulator too: the timeout ends it */
-	if (c == CLASS_SYNCHRONIZATION)
+	if (c == CLASS_SYNCHRONIZATION && !gpu)
 		print_flag_line(out, rs, &ar, "tpu-interpret", "  For a synchronization failure run "
 				"the TPU simulation with the race detector,\n  under 'pallas-triage run "
 				"--timeout' (a hang stays a hang there):\n");
+	else if (c == CLASS_SYNCHRONIZATION && gpu_sim)
+		print_flag_line(out, rs, &ar, "gpu-interpret", "  For a synchronization failure run "
+				"GPU interpret mode (Mosaic GPU kernels) with the race\n  detector, under "
+				"'pallas-triage run --timeout':\n");
 	else
 		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel on CPU:\n");
-	print_flag_line(out, rs, &ar, "interpret-reset", "  Between runs reset the simulated "
-			"state, or state from one run leaks into the next:\n");
+	if (!gpu || gpu_sim)
+		print_flag_line(out, rs, &ar, gpu ? "gpu-interpret-reset" : "interpret-reset",
+				"  Between runs reset the simulated state, or state from one run leaks "
+				"into the next:\n");
 	for (size_t i = 0; i < ar.nnotes; i++)
 		fprintf(out, "  note: %s\n", ar.notes[i]);
 	api_render_release(&ar);
-	if (cd && cd->interpret && strcmp(cd->interpret, "not-modelled") == 0 &&
-	    cd->interpret_note) {
-		fprintf(out, "  Interpret mode cannot help with %s: %s.\n", class_name(c),
-			cd->interpret_note);
+	if (cd && cd->interpret && strcmp(cd->interpret, "not-modelled") == 0 && note) {
+		fprintf(out, "  Interpret mode cannot help with %s: %s.\n", class_name(c), note);
 		if (c == CLASS_LAYOUT || c == CLASS_CAPACITY)
 			fputs("  Answering no confirms the diagnosis.\n", out);
 	}

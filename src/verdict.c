@@ -62,8 +62,9 @@ collect_evidence(const struct engine_result *e, struct verdict *v)
 }
 
 /* Captures: the deciding rule's first, then its class's, then the rest;
- * environment facts after that. The calculators' values are not the
- * engine's business: verdict_derive() (pt/advice.h) adds them. */
+ * environment facts after that, then the values of the contexts that
+ * held (backend, platform). The calculators' values are not the engine's
+ * business: verdict_derive() (pt/advice.h) adds them. */
 static void
 collect_vars(const struct engine_result *e, struct verdict *v)
 {
@@ -74,6 +75,11 @@ collect_vars(const struct engine_result *e, struct verdict *v)
 			if ((v->fired[i]->cls == v->cls) == (pass == 0))
 				vars_copy(&v->vars, &e->rcaps[v->fired[i]->index], false);
 	vars_copy(&v->vars, e->env, false);
+	/* values of the contexts that held (backend, platform), in declaration order */
+	for (size_t i = 0; i < v->ncontexts; i++)
+		for (char **kv = v->contexts[i].def->sets; v->contexts[i].held && kv && kv[0];
+		     kv += 2)
+			vars_set(&v->vars, kv[0], kv[1], false);
 }
 
 static void

@@ -20,6 +20,12 @@
  * kept. Never fails: what cannot be derived is left unset.
  */
 void advice_derive(const struct ruleset *rs, struct vars *vs);
+/*
+ * The GPU values (chip_name of a GPU, smem_over, num_stages_fit,
+ * gpu_block_legal, ...) from the captures, the contexts' backend and the
+ * GPU table. Implemented in gpu_advice.c; advice_derive() calls it.
+ */
+void gpu_advice_derive(const struct ruleset *rs, struct vars *vs);
 
 /*
  * advice_derive() on v->vars, then `chip` from the derived `chip_name` when

@@ -68,11 +68,15 @@ struct dtype {
 	int line;
 };
 
+struct gpu;
+
 struct chiptab {
 	struct chip **chips;          /* in file order */
 	size_t nchips, alloc_chips;
 	struct dtype **dtypes;
 	size_t ndtypes, alloc_dtypes;
+	struct gpu **gpus;            /* the `gpus` section (pt/gpus.h), in file order */
+	size_t ngpus, alloc_gpus;
 };
 
 /*
@@ -146,6 +150,11 @@ bool chip_matmul_native(const struct chip *c, const char *name, bool lhs);
  * values)? Sets *also_physical when it is also some chip's physical VMEM,
  * which makes it ambiguous as evidence of a scoped limit.
  */
+/*
+ * A name a user typed that is no chip's own name but the start of several
+ * chips' names ("v5": v5e or v5p?): true, with err listing the candidates.
+ */
+bool chiptab_ambiguous_name(const struct chiptab *t, const char *s, struct pt_err *err);
 bool chiptab_is_scoped_default(const struct chiptab *t, unsigned long long bytes,
 			       bool *also_physical);
 

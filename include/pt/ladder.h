@@ -14,8 +14,11 @@
 
 /*
  * The rungs of class cls that apply to subkind (may be NULL) and whose
- * `requires` values are all in vs, in ladder order. Returns the count; *out is
- * a new array of borrowed rung pointers (free() the array only).
+ * `requires` values are all in vs, in ladder order. When some rung names the
+ * verdict's `backend` in vs (or, without one, its `platform`), only rungs for
+ * it apply; otherwise only rungs that name no backend (docs/rules.md,
+ * "Ladders"). Returns the count; *out is a new array of borrowed rung
+ * pointers (free() the array only).
  */
 size_t ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
 		     const struct vars *vs, const struct rung ***out);

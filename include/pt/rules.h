@@ -115,6 +115,8 @@ struct context_def {
 	size_t npats;
 	char **requires, **excludes, **implied_by;
 	int *req_ctx, *exc_ctx, *imp_ctx; /* indexes of earlier contexts, -1-terminated; set by ruleset_finish */
+	char **sets;               /* NAME, VALUE pairs, NULL-terminated, or NULL: values a verdict
+				    * gets while the context holds (backend, platform) */
 	struct example *match_ex, *nomatch_ex;
 	size_t nmatch_ex, nnomatch_ex;
 	char *file;
@@ -136,6 +138,7 @@ struct confidence_policy {
 struct class_def {
 	enum pt_class cls;
 	char *title, *summary, *interpret, *interpret_note, *explain;
+	char *gpu_interpret_note;  /* the same for a GPU kernel (GPU interpret mode), or NULL */
 	char **next_steps;         /* what to capture or try next, NULL-terminated or NULL */
 };
 
@@ -149,15 +152,23 @@ struct rung {
 	char *id, *family, *action, *change, *fallback, *expect;
 	char **requires, **subkinds, **flags;  /* NULL-terminated, may be NULL */
 	char **unless;              /* values that hide the rung when known, may be NULL */
+	char **backends;            /* NULL-terminated, or NULL for every backend: the backends
+				     * (or, when the backend is not known, platforms) it is for */
 	size_t index;               /* position in its ladder */
 	char *file;                 /* where it was defined, for the API lint */
 	int line, col;
 };
 
+/*
+ * A class's ladder may be given in several entries (a TPU one, a GPU one):
+ * their rungs are appended in file order. At most one entry per class
+ * leaves out `backends`.
+ */
 struct ladder {
 	enum pt_class cls;
 	struct rung *rungs;
 	size_t nrungs;
+	bool have_plain;            /* an entry without `backends` was read */
 };
 
 struct code_def {

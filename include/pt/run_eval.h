@@ -44,6 +44,7 @@ struct run_record {
 	char *subkind;              /* may be NULL */
 	char *fingerprint;
 	char *numbers[RUN_NNUMBERS];/* captured values, NULL when the output had none */
+	char *backend, *platform;   /* the verdict's (mosaic-tpu, mosaic-gpu, triton; tpu, gpu), or NULL */
 };
 
 void run_record_fill(struct run_record *r, const struct runner_result *res,
@@ -95,8 +96,15 @@ enum sweep_kind {
 	SWEEP_INCONCLUSIVE,         /* anything else (hangs, other classes, no pattern) */
 };
 
+/*
+ * On a GPU the levels mean TF32 at default and high and IEEE f32 at highest
+ * for Pallas Triton's dots, while Mosaic GPU's WGMMA and tcgen05 run f32
+ * operands as TF32 at every level: there "wrong at every level" is no proof
+ * of a logic bug, and the sweep says it cannot tell.
+ */
 struct sweep_verdict {
 	enum sweep_kind kind;
+	bool gpu;                   /* some run's verdict placed the kernel on a GPU */
 	char *text;                 /* for people; a new string */
 	enum pt_class ruled_cls;    /* what it rules out; CLASS_COUNT: nothing */
 	const char *ruled_subkind;  /* static, may be NULL */

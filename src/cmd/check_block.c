@@ -14,6 +14,8 @@
 #include "pt/block.h"
 #include "pt/chips.h"
 #include "cmd.h"
+#include "pt/gpu_block.h"
+#include "pt/gpus.h"
 #include "pt/json.h"
 #include "pt/rules.h"
 #include "pt/vmem.h"
@@ -24,18 +26,24 @@ static int cmd_check_block_run(int argc, char **argv, struct pt_ctx *ctx);
 const struct cmd_entry cmd_check_block_entry = {
 	.name = "check-block",
 	.usage = "check-block --chip CHIP --block DIMS --dtype DTYPE [--array DIMS] "
-		 "[--memory vmem|smem|any] [--json]",
-	.summary = "say whether a Pallas TPU block shape is legal, and propose the nearest legal ones",
+		 "[--memory vmem|smem|any] [--backend B] [--swizzle BYTES] [--mma lhs|rhs|acc] "
+		 "[--json]",
+	.summary = "say whether a Pallas block shape is legal on a TPU or GPU, and propose the nearest legal ones",
 	.help =
 		"options:\n"
-		"  --chip CHIP      v2 v3 v4 v4i v5e v5p v6e 7x 8i 8t, an alias, or a device kind\n"
-		"                   such as 'TPU v5 lite'\n"
+		"  --chip CHIP      v2 v3 v4 v4i v5e v5p v6e 7x 8i 8t, a100 h100 h200 b200 mi300x,\n"
+		"                   an alias, or a device kind such as 'TPU v5 lite'\n"
 		"  --block DIMS     the BlockSpec block shape: 256,512 or (256, 512); None = squeezed\n"
 		"  --dtype DTYPE    float32, bf16, int8, fp8_e4m3, int4, ... (see rules/chips.yaml)\n"
 		"  --array DIMS     the whole array's shape: a block dim equal to it is always legal\n"
 		"  --memory SPACE   vmem (default), smem, or any (also hbm): whole-array blocks only\n"
+		"  --backend B      GPU: triton or mosaic-gpu (default: the GPU's only backend,\n"
+		"                   else mosaic-gpu, JAX's default); TPU: mosaic-tpu\n"
+		"  --swizzle BYTES  Mosaic GPU: the SMEM swizzle of the block (32, 64 or 128)\n"
+		"  --mma ROLE       the block's place in a matmul: lhs (M, K), rhs (K, N), acc (M, N)\n"
 		"  --json           print the verdict as JSON\n"
-		"\nexit status: 0 legal, 1 illegal, 2 usage (unknown chip or dtype, bad dims),\n"
+		"\nexit status: 0 legal, 1 illegal, 2 usage (unknown chip or dtype, bad dims, a backend\n"
+		"the chip does not run),\n"
 		"3 the rules have no chip table\n",
 	.min_args = 0,
 	.max_args = 0,
@@ -45,7 +53,11 @@ const struct cmd_entry cmd_check_block_entry = {
 
 struct cb_input {
 	const struct chiptab *tab;
-	const struct chip *chip;
+	const struct chip *chip;        /* a TPU chip, or NULL for a GPU */
+	const struct gpu *gpu;          /* a GPU, or NULL for a TPU chip */
+	const char *backend;            /* GPU: "triton" or "mosaic-gpu" */
+	bool backend_defaulted;
+	struct gpu_block_rule grule;
 	const struct dtype *dtype;
 	struct shape block, array;
 	bool have_array;
@@ -443,12 +455,149 @@ print_json(const struct cb_input *in, const struct block_check *bc)
 	return ret;
 }
 
+/* ---- GPU ---- */
+
+/* How proposal p changed block b: "100 -> 128 (round up), 96 -> 64 (round down)". */
+static void
+gpu_changes(const struct shape *b, const struct shape *p, struct buf *out)
+{
+	for (int i = 0; i < b->rank; i++)
+		if (p->dims[i] != b->dims[i])
+			buf_addf(out, "%s%lld -> %lld (round %s)", out->len ? ", " : "", b->dims[i],
+				 p->dims[i], p->dims[i] > b->dims[i] ? "up" : "down");
+}
+
+static bool
+window_failed(const struct gpu_block_check *c)
+{
+	for (size_t i = 0; i < c->nf; i++)
+		if (!c->f[i].ok && strcmp(c->f[i].id, "tma-window") == 0)
+			return true;
+	return false;
+}
+
+static void
+gpu_notes(const struct cb_input *in, const struct gpu_block_check *c, struct buf *note)
+{
+	const struct gpu_block_rule *r = &in->grule;
+	bool has_mma = r->mma && strcmp(r->mma, "mma") != 0;
+
+	if (r->triton && c->legal)
+		buf_addf(note, "Pallas pads a partial last block on read and drops the padding on "
+			 "write; the padding's values are unspecified\n");
+	if (r->triton && r->role != GPU_ROLE_NONE && r->bits != 64)
+		buf_addf(note, "Pallas before April 2024 lowered dots through Triton's tl.dot, which "
+			 "needed every dimension >= 16\n");
+	if (!r->triton && r->role != GPU_ROLE_NONE && !has_mma)
+		buf_addf(note, "%s has %s: no block-shape rule of it is recorded here\n",
+			 in->gpu->name, r->mma ? "plgpu.mma (Ampere MMA)" : "no Mosaic GPU MMA");
+	if (!r->triton && r->role != GPU_ROLE_NONE && has_mma && c->swizzle_suggested &&
+	    c->swizzle >= 32)
+		buf_addf(note, "judged with a %d-byte swizzle, what plgpu.find_swizzle picks for "
+			 "this minor dimension: transforms=(plgpu.TilingTransform((8, %d)), "
+			 "plgpu.SwizzleTransform(%d)) on the SMEM operand\n", c->swizzle,
+			 c->swizzle * 8 / r->bits, c->swizzle);
+	if (!r->triton && r->role != GPU_ROLE_NONE && has_mma && r->bits == 32)
+		buf_addf(note, "float32 operands run as TF32 on %s: judge results against a "
+			 "TF32-level tolerance\n", r->mma);
+	if (!r->triton && !c->legal && r->swizzle == 0 && window_failed(c) && gpu_find_swizzle(
+		    in->block.dims[in->block.rank - 1], r->bits) >= 32)
+		buf_addf(note, "a swizzled, tiled SMEM block has other limits: try --swizzle %d "
+			 "(plgpu.find_swizzle's choice for this minor dimension)\n",
+			 gpu_find_swizzle(in->block.dims[in->block.rank - 1], r->bits));
+	if (!r->triton && in->gpu->note)
+		buf_addf(note, "%s: %s\n", in->gpu->name, in->gpu->note);
+}
+
+static void
+gpu_print_human(const struct cb_input *in, const struct gpu_block_check *c)
+{
+	struct buf note = BUF_INIT, b = BUF_INIT;
+
+	print_shape("block ", &in->block, "");
+	printf(" %s for %s on %s: %s\n", in->dtype->name, in->backend, in->gpu->name,
+	       c->legal ? "legal" : "illegal");
+	for (size_t i = 0; i < c->nf; i++)
+		printf("  %s\n", c->f[i].text);
+	if (c->legal) {
+		vmem_format_size(c->bytes, &b);
+		printf("  one block: %s\n", b.data);
+	}
+	for (size_t i = 0; i < c->nprops; i++) {
+		if (i == 0)
+			printf("nearest legal block:\n");
+		if (i == 1)
+			printf("alternatives:\n");
+		buf_reset(&b);
+		gpu_changes(&in->block, &c->props[i], &b);
+		print_shape("  ", &c->props[i], "  ");
+		printf("%s\n", b.data);
+	}
+	if (!c->legal && !c->nprops)
+		printf("no legal block near this one: change the dtype or the swizzle\n");
+	gpu_notes(in, c, &note);
+	print_lines("note: ", &note);
+	buf_release(&note);
+	buf_release(&b);
+}
+
+static void
+gpu_print_json(const struct cb_input *in, const struct gpu_block_check *c)
+{
+	struct json *root = json_new_object(), *arr;
+	struct buf note = BUF_INIT;
+
+	json_add_str(root, "chip", in->gpu->name);
+	json_add_str(root, "backend", in->backend);
+	json_add_str(root, "dtype", in->dtype->name);
+	json_add_int(root, "bits", in->dtype->bits);
+	json_shape(root, "block", &in->block);
+	json_add_str(root, "mma", gpu_role_name(in->grule.role));
+	if (c->swizzle)
+		json_add_int(root, "swizzle", c->swizzle);
+	else
+		json_add_null(root, "swizzle");
+	json_add_bool(root, "swizzle_suggested", c->swizzle_suggested);
+	json_add_bool(root, "legal", c->legal);
+	arr = json_add_array(root, "checks");
+	for (size_t i = 0; i < c->nf; i++) {
+		struct json *o = json_push_object(arr);
+
+		json_add_str(o, "id", c->f[i].id);
+		json_add_bool(o, "ok", c->f[i].ok);
+		json_add_str(o, "text", c->f[i].text);
+	}
+	json_add_int(root, "block_bytes", (long long)c->bytes);
+	arr = json_add_array(root, "proposals");
+	for (size_t i = 0; i < c->nprops; i++)
+		json_shape(json_push_object(arr), "block", &c->props[i]);
+	gpu_notes(in, c, &note);
+	json_lines(root, "notes", &note);
+	json_print(root, stdout);
+	json_free(root);
+	buf_release(&note);
+}
+
+static int
+check_gpu(const struct cb_input *in)
+{
+	struct gpu_block_check c;
+
+	gpu_block_check(&in->block, &in->grule, &c);
+	if (in->json)
+		gpu_print_json(in, &c);
+	else
+		gpu_print_human(in, &c);
+	return c.legal ? PT_EXIT_OK : PT_EXIT_FINDING;
+}
+
 /* ---- options ---- */
 
-enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_ARRAY, OPT_MEMORY, OPT_JSON };
+enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_ARRAY, OPT_MEMORY, OPT_BACKEND, OPT_SWIZZLE,
+       OPT_MMA, OPT_JSON };
 
 struct cb_args {
-	const char *chip, *block, *dtype, *array, *memory;
+	const char *chip, *block, *dtype, *array, *memory, *backend, *swizzle, *mma;
 	bool json;
 };
 
@@ -461,6 +610,9 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct cb_args *a)
 		{ "dtype", required_argument, NULL, OPT_DTYPE },
 		{ "array", required_argument, NULL, OPT_ARRAY },
 		{ "memory", required_argument, NULL, OPT_MEMORY },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "swizzle", required_argument, NULL, OPT_SWIZZLE },
+		{ "mma", required_argument, NULL, OPT_MMA },
 		{ "json", no_argument, NULL, OPT_JSON },
 		CMD_GLOBAL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -474,6 +626,9 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct cb_args *a)
 		case OPT_DTYPE: a->dtype = optarg; break;
 		case OPT_ARRAY: a->array = optarg; break;
 		case OPT_MEMORY: a->memory = optarg; break;
+		case OPT_BACKEND: a->backend = optarg; break;
+		case OPT_SWIZZLE: a->swizzle = optarg; break;
+		case OPT_MMA: a->mma = optarg; break;
 		case OPT_JSON: a->json = true; break;
 		default:
 			if ((rc = cmd_global_option(&cmd_check_block_entry, ctx, ch, optarg)) != 0)
@@ -488,6 +643,51 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct cb_args *a)
 	return 0;
 }
 
+/* GPU: the backend, the element width, the swizzle and the MMA role. */
+static int
+resolve_gpu(const struct cb_args *a, struct cb_input *in)
+{
+	const struct cmd_entry *e = &cmd_check_block_entry;
+	struct gpu_block_rule *r = &in->grule;
+	char *end;
+
+	in->backend = a->backend;
+	if (!in->backend) {
+		in->backend = gpu_runs(in->gpu, "mosaic-gpu") ? "mosaic-gpu" : in->gpu->backends[0];
+		in->backend_defaulted = true;
+	}
+	if (strcmp(in->backend, "triton") && strcmp(in->backend, "mosaic-gpu"))
+		return cmd_usage_error(e, "--backend on a GPU takes triton or mosaic-gpu, not '%s'",
+				       in->backend);
+	if (!gpu_runs(in->gpu, in->backend))
+		return cmd_usage_error(e, "%s does not run the %s backend (it runs: %s)",
+				       in->gpu->name, in->backend, in->gpu->backends[0]);
+	if (a->memory || a->array)
+		return cmd_usage_error(e, "%s is for TPU blocks; GPU blocks need not divide the array",
+				       a->memory ? "--memory" : "--array");
+	memset(r, 0, sizeof(*r));
+	r->triton = strcmp(in->backend, "triton") == 0;
+	r->bits = in->dtype->bits;
+	r->mma = in->gpu->mma;
+	if (a->swizzle && r->triton)
+		return cmd_usage_error(e, "--swizzle is a Mosaic GPU transform; Triton has none");
+	if (a->swizzle && ((r->swizzle = (int)strtol(a->swizzle, &end, 10)) <= 0 || *end ||
+			   r->swizzle > 1024))
+		return cmd_usage_error(e, "--swizzle takes bytes: 32, 64 or 128, not '%s'", a->swizzle);
+	if (a->mma && gpu_role_parse(a->mma, &r->role) < 0)
+		return cmd_usage_error(e, "--mma takes lhs, rhs or acc, not '%s'", a->mma);
+	return 0;
+}
+
+/* A dtype: 64-bit types are refused on TPU only. */
+static const struct dtype *
+want_dtype(const struct chiptab *t, const char *s, bool gpu, struct pt_err *err)
+{
+	const struct dtype *dt = chiptab_find_dtype(t, s);
+
+	return dt && gpu ? dt : chiptab_want_dtype(t, s, err);
+}
+
 static int
 resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
 {
@@ -497,11 +697,18 @@ resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
 	memset(in, 0, sizeof(*in));
 	in->tab = t;
 	in->json = a->json;
-	if (!(in->chip = chiptab_want_chip(t, a->chip, &err)) ||
-	    !(in->dtype = chiptab_want_dtype(t, a->dtype, &err)))
+	if (chiptab_want_target(t, a->chip, &in->chip, &in->gpu, &err) < 0 ||
+	    !(in->dtype = want_dtype(t, a->dtype, in->gpu != NULL, &err)))
 		return cmd_usage_error(e, "%s", err.msg);
 	if (shape_parse(&in->block, a->block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
+	if (in->gpu)
+		return resolve_gpu(a, in);
+	if (a->backend && strcmp(a->backend, "mosaic-tpu") != 0)
+		return cmd_usage_error(e, "%s is a TPU: its only backend is mosaic-tpu, not '%s'",
+				       in->chip->name, a->backend);
+	if (a->swizzle || a->mma)
+		return cmd_usage_error(e, "%s is for GPU blocks", a->swizzle ? "--swizzle" : "--mma");
 	if (a->array && shape_parse(&in->array, a->array, false, &err) < 0)
 		return cmd_usage_error(e, "bad --array '%s': %s", a->array, err.msg);
 	in->have_array = a->array != NULL;
@@ -534,6 +741,8 @@ cmd_check_block_run(int argc, char **argv, struct pt_ctx *ctx)
 	}
 	if ((rc = resolve(&a, ctx->rules->chips, &in)) != 0)
 		return rc;
+	if (in.gpu)
+		return check_gpu(&in);
 	block_check(&in.block, in.have_array ? &in.array : NULL, &in.rule, in.mem, &bc);
 	if (in.json)
 		print_json(&in, &bc);

@@ -27,6 +27,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
 	&cmd_scan_entry,
 	&cmd_session_entry,
+	&cmd_smem_entry,
 	&cmd_triage_entry,
 	&cmd_version_entry,
 	&cmd_vmem_entry,

@@ -74,6 +74,7 @@ extern const struct cmd_entry cmd_rules_entry;
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_scan_entry;
 extern const struct cmd_entry cmd_session_entry;
+extern const struct cmd_entry cmd_smem_entry;
 extern const struct cmd_entry cmd_triage_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_vmem_entry;

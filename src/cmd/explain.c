@@ -48,6 +48,18 @@ print_block(const char *label, const char *text)
 	}
 }
 
+/* The GPU ladder's default: every GPU backend, which needs no mention. */
+static bool
+strv_has_gpu_only(char *const *v)
+{
+	size_t n = 0;
+
+	for (; v[n]; n++)
+		if (strcmp(v[n], "triton") && strcmp(v[n], "mosaic-gpu") && strcmp(v[n], "gpu"))
+			return false;
+	return n == 3;
+}
+
 /* A rung's change as a template: values stay ${name}, API names are spelled for ar. */
 static void
 explain_rung(struct api_render *ar, const struct rung *r, size_t k)
@@ -63,6 +75,14 @@ explain_rung(struct api_render *ar, const struct rung *r, size_t k)
 	printf("     expect: %s\n", r->expect);
 	if (r->subkinds)
 		printf("     only for: %s\n", r->subkinds[0]);
+	if (r->backends && !strv_has_gpu_only(r->backends)) {
+		fputs("     only on:", stdout);
+		/* the platform names only stand in for an unknown backend */
+		for (char **be = r->backends; *be; be++)
+			if (strcmp(*be, "gpu") && strcmp(*be, "tpu"))
+				printf(" %s", *be);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < ar->nnotes; i++)
 		printf("     note: %s\n", ar->notes[i]);
 	buf_release(&b);
@@ -82,11 +102,22 @@ explain_class(const struct ruleset *rs, enum pt_class c, const char *jax)
 	print_block("explanation:", cd->explain);
 	printf("\ninterpret mode: %s%s%s\n", cd->interpret, cd->interpret_note ? " - " : "",
 	       cd->interpret_note ? cd->interpret_note : "");
-	if (l->nrungs)
-		printf("\nfix ladder, cheapest first:\n");
+	if (cd->gpu_interpret_note)
+		printf("interpret mode on GPU: %s\n", cd->gpu_interpret_note);
 	api_render_init(&ar, rs->api, jax);
-	for (size_t i = 0; i < l->nrungs; i++)
-		explain_rung(&ar, &l->rungs[i], i + 1);
+	/* the plain (TPU) ladder, then the rungs for named backends (GPU) */
+	for (int tagged = 0; tagged < 2; tagged++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < l->nrungs; i++) {
+			if ((l->rungs[i].backends != NULL) != tagged)
+				continue;
+			if (k == 0)
+				printf(tagged ? "\nfix ladder on GPU (Pallas Triton and Mosaic GPU), cheapest "
+					"first:\n" : "\nfix ladder, cheapest first:\n");
+			explain_rung(&ar, &l->rungs[i], ++k);
+		}
+	}
 	if (ar.versioned && ar.known)
 		printf("  (API names are spelled for JAX %s)\n", ar.version);
 	else if (ar.versioned)
@@ -232,9 +263,8 @@ explain_rung_by_id(const struct ruleset *rs, const char *id, const char *jax)
 
 			if (strcmp(l->rungs[i].id, id) != 0)
 				continue;
-			printf("%s: rung %zu of %zu of the %s ladder ('pallas-triage explain %s' shows "
-			       "them all)\n", id, i + 1, l->nrungs, class_name((enum pt_class)c),
-			       class_name((enum pt_class)c));
+			printf("%s: a rung of the %s ladder ('pallas-triage explain %s' shows them all)\n",
+			       id, class_name((enum pt_class)c), class_name((enum pt_class)c));
 			api_render_init(&ar, rs->api, jax);
 			explain_rung(&ar, &l->rungs[i], i + 1);
 			api_render_release(&ar);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Run every case of cases.tsv through the binary (--json) and check what the
-case says: class, tier, contexts held and absent, a confidence cap and the
-deciding rule. Prints 'ok'/'FAIL' per check and 'N passed, N failed'."""
+case says: class, tier, contexts held and absent, a confidence cap, the
+deciding rule and, in an optional ninth column, top-level values such as
+backend=triton,chip=h100 (null for none) or ladder=RUNG-ID (the first rung). Prints 'ok'/'FAIL' per check and 'N passed, N failed'."""
 import json
 import os
 import subprocess
@@ -9,7 +10,8 @@ import sys
 
 
 def run_case(pt, logs, fields):
-    log, args, cls, tier, held, absent, max_conf, rule = fields
+    log, args, cls, tier, held, absent, max_conf, rule = fields[:8]
+    target = fields[8] if len(fields) > 8 else "-"
     argv = [pt, "--no-input", "--json"]
     if args != "-":
         argv += [a.replace("@LOGS", logs) for a in args.split(",")]
@@ -33,6 +35,11 @@ def run_case(pt, logs, fields):
                        f"{name}: confidence {d['confidence']} <= {max_conf}"))
     if rule != "-":
         checks.append(((d["rule"] or "").startswith(rule), f"{name}: rule {d['rule']}, expected {rule}..."))
+    for kv in [] if target == "-" else target.split(","):
+        key, want = kv.split("=", 1)
+        # ladder=ID: the first rung shown, so the backend's ladder is the one chosen
+        got = (d.get("ladder") or [{}])[0].get("id") if key == "ladder" else d.get(key)
+        checks.append((got == (None if want == "null" else want), f"{name}: {key} {got}, expected {want}"))
     want_rc = 1 if cls == "unknown" else 0
     checks.append((proc.returncode == want_rc, f"{name}: exit status {proc.returncode}, expected {want_rc}"))
     return checks
@@ -46,7 +53,7 @@ def main():
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.rstrip("\n").split("\t")
-        if len(fields) != 8:
+        if len(fields) not in (8, 9):
             print(f"FAIL bad case line: {line.strip()}")
             failed += 1
             continue

@@ -94,6 +94,39 @@ print("Mismatched elements: 65536 / 65536 (100%)")
 print("Max absolute difference among violations: 7.5")
 sys.exit(1)
 EOF
+# the same on a GPU with Pallas Triton: TF32 at default and high, IEEE at highest
+cat >"$T/tf32.py" <<'EOF'
+import os, sys
+level = os.environ.get("JAX_DEFAULT_MATMUL_PRECISION", "")
+print("JAX_DEFAULT_MATMUL_PRECISION=" + level)
+print("devices: [CudaDevice(id=0)] NVIDIA H100 80GB HBM3")
+print("    out = pl.pallas_call(mm_kernel, grid=(4, 4), compiler_params=pltriton.CompilerParams())(a, b)")
+if level == "highest":
+    sys.exit(0)
+print('  File "/w/kernels/matmul_test.py", line 40, in test_matmul')
+print("AssertionError:\nNot equal to tolerance rtol=1e-06, atol=1e-06\n")
+print("Mismatched elements: 9000 / 65536 (13.7%)")
+print("Max absolute difference among violations: 0.0078125")
+sys.exit(1)
+EOF
+# a Mosaic GPU kernel wrong at every level: WGMMA runs f32 as TF32 at each one
+cat >"$T/mgpu-wrong.py" <<'EOF'
+import sys
+print("    out = plgpu.kernel(body, out_shape=o, grid=(4,))(a, b)")
+print('  File "/w/kernels/matmul_test.py", line 40, in test_matmul')
+print("AssertionError:\nNot equal to tolerance rtol=1e-06, atol=1e-06\n")
+print("Mismatched elements: 9000 / 65536 (13.7%)")
+print("Max absolute difference among violations: 0.0078125")
+sys.exit(1)
+EOF
+# the Mosaic GPU runtime prints its launch error and calls abort()
+cat >"$T/mgpu-abort.py" <<'EOF'
+import os, sys
+print("compiling decode_attention with plgpu.kernel", flush=True)
+sys.stderr.write("cuLaunchKernelEx: too many resources requested for launch\n")
+sys.stderr.flush()
+os.abort()
+EOF
 cat >"$T/segv.py" <<'EOF'
 import os, signal, sys
 print("launching kernel", flush=True)
@@ -255,6 +288,15 @@ check "wrong at every level is a logic bug" has "^logic bug: wrong at every prec
 check "a logic bug is the diagnosis" has "^numerics/logic"
 pt run --quiet --sweep-precision -- true
 check "right at every level did not reproduce" has "^right at every precision"
+pt run --quiet --sweep-precision -- python3 "$T/tf32.py"
+check "on a GPU right at highest only is TF32" has "^precision policy: right at highest, wrong at default (high is not enough): on a GPU f32 dots run as TF32"
+check "TF32 is the diagnosis" sh -c "grep -q '^numerics/precision' '$W/out' && grep -q 'run.sweep-tf32-policy' '$W/out'"
+check "the TF32 verdict names the backend and GPU" sh -c "grep -q 'backend=triton' '$W/out' && grep -q 'chip=h100' '$W/out'"
+pt run --quiet --sweep-precision -- python3 "$T/mgpu-wrong.py"
+check "Mosaic GPU wrong at every level is no proof of logic" has "^inconclusive: wrong at every precision, but Mosaic GPU runs f32"
+check "Mosaic GPU wrong at every level rules nothing out" sh -c "! grep -q 'run.sweep-logic-bug' '$W/out'"
+pt run --quiet -- python3 "$T/mgpu-abort.py"
+check "an abort after the Mosaic GPU runtime's launch error" sh -c "grep -q '^capacity/launch' '$W/out' && grep -q 'run.mgpu-runtime-abort-launch' '$W/out'"
 pt run --quiet --sweep-precision --json -- python3 "$T/precision.py"
 check "--sweep-precision --json" json "d['run']['sweep']['conclusion'] == 'precision-policy' and [r['precision'] for r in d['run']['runs']] == ['default', 'high', 'highest'] and d['run']['sweep']['rules_out']['subkind'] == 'logic'"
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pt/chips.h"
+#include "pt/gpus.h"
 #include "pt/jaxapi.h"
 #include "pt/match.h"
 #include "pt/rules.h"
@@ -170,6 +171,7 @@ same_context(const struct context_def *x, const struct context_def *y)
 	V(requires);
 	V(excludes);
 	V(implied_by);
+	V(sets);
 	same_ints(w, "req_ctx", x->req_ctx, y->req_ctx);
 	same_ints(w, "exc_ctx", x->exc_ctx, y->exc_ctx);
 	same_ints(w, "imp_ctx", x->imp_ctx, y->imp_ctx);
@@ -191,6 +193,7 @@ same_rung(const char *w, const struct rung *x, const struct rung *y)
 	V(unless);
 	V(subkinds);
 	V(flags);
+	V(backends);
 	I(index);
 	S(file);
 	I(line);
@@ -210,6 +213,7 @@ same_classes(const struct ruleset *a, const struct ruleset *b)
 		S(summary);
 		S(interpret);
 		S(interpret_note);
+		S(gpu_interpret_note);
 		S(explain);
 		V(next_steps);
 		same_int(w, "ladder cls", a->ladders[c].cls, b->ladders[c].cls);
@@ -309,6 +313,35 @@ same_chip(const struct chip *x, const struct chip *y)
 }
 
 static void
+same_gpu(const struct gpu *x, const struct gpu *y)
+{
+	const char *w = x->name;
+
+	S(name);
+	V(aliases);
+	V(device_kinds);
+	S(vendor);
+	S(arch);
+	S(compute_capability);
+	I(sms);
+	I(warp_size);
+	I(smem_block);
+	I(smem_block_optin);
+	I(smem_sm);
+	I(regs_sm);
+	I(regs_block);
+	I(max_regs_thread);
+	I(tmem_columns);
+	I(l2_bytes);
+	I(memory_bytes);
+	S(mma);
+	V(backends);
+	S(note);
+	S(file);
+	I(line);
+}
+
+static void
 same_chiptab(const struct chiptab *a, const struct chiptab *b)
 {
 	same_int("chips", "present", a != NULL, b != NULL);
@@ -330,6 +363,9 @@ same_chiptab(const struct chiptab *a, const struct chiptab *b)
 		S(file);
 		I(line);
 	}
+	same_int("chips", "ngpus", (long long)a->ngpus, (long long)b->ngpus);
+	for (size_t i = 0; i < a->ngpus && i < b->ngpus; i++)
+		same_gpu(a->gpus[i], b->gpus[i]);
 }
 
 static void
@@ -405,20 +441,21 @@ test_struct_sizes(void)
 } while (0)
 	SIZE(struct pattern, 56);
 	SIZE(struct rule, 216);
-	SIZE(struct context_def, 160);
+	SIZE(struct context_def, 168);
 	SIZE(struct confidence_policy, 24);
-	SIZE(struct class_def, 56);
+	SIZE(struct class_def, 64);
 	SIZE(struct flag_def, 40);
-	SIZE(struct rung, 104);
-	SIZE(struct ladder, 24);
+	SIZE(struct rung, 112);
+	SIZE(struct ladder, 32);
 	SIZE(struct code_def, 40);
 	SIZE(struct fact_def, 40);
-	SIZE(struct ruleset, 704);
+	SIZE(struct ruleset, 800);
 	SIZE(struct chip, 152);
 	SIZE(struct chip_matmul, 24);
 	SIZE(struct chip_dispute, 24);
 	SIZE(struct dtype, 56);
-	SIZE(struct chiptab, 48);
+	SIZE(struct chiptab, 72);
+	SIZE(struct gpu, 160);
 	SIZE(struct api_name, 160);
 	SIZE(struct api_gap, 112);
 	SIZE(struct jaxapi, 48);
@@ -442,7 +479,8 @@ test_coverage(const struct ruleset *rs)
 		{ "chip.matmul", false }, { "chip.disputes", false }, { "dtype.unsupported", false }, { "dtype.note", false },
 		{ "api.render", false }, { "api.removed", false }, { "api.deprecated", false }, { "api.replaced_by", false },
 		{ "api.note", false }, { "gap.when", false }, { "policy.kernel_context", false },
-		{ "rung.unless", false }, { "rule.observed", false },
+		{ "context.sets", false }, { "class.gpu_interpret_note", false },
+		{ "rung.backends", false }, { "rung.unless", false }, { "rule.observed", false },
 	};
 	const size_t nc = sizeof(c) / sizeof(c[0]);
 	size_t k;
@@ -470,10 +508,12 @@ test_coverage(const struct ruleset *rs)
 		c[k++].seen |= rs->contexts[i].requires != NULL;
 		c[k++].seen |= rs->contexts[i].excludes != NULL;
 		c[k++].seen |= rs->contexts[i].implied_by != NULL;
+		c[nc - 5].seen |= rs->contexts[i].sets != NULL;
 	}
 	for (int cl = 0; cl < CLASS_COUNT; cl++) {
 		c[15].seen |= rs->classes[cl].interpret_note != NULL;
 		c[16].seen |= rs->classes[cl].next_steps != NULL;
+		c[nc - 4].seen |= rs->classes[cl].gpu_interpret_note != NULL;
 		for (size_t i = 0; i < rs->ladders[cl].nrungs; i++) {
 			const struct rung *g = &rs->ladders[cl].rungs[i];
 
@@ -482,6 +522,7 @@ test_coverage(const struct ruleset *rs)
 			c[19].seen |= g->subkinds != NULL;
 			c[20].seen |= g->flags != NULL;
 			c[nc - 2].seen |= g->unless != NULL;
+			c[nc - 3].seen |= g->backends != NULL;
 		}
 	}
 	for (size_t i = 0; i < rs->ncodes; i++) {

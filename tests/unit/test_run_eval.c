@@ -219,6 +219,55 @@ test_sweep(void)
 	buf_release(&b);
 }
 
+/* The same levels from a GPU kernel of `backend`. */
+static enum sweep_kind
+sweep_gpu(const char *levels, const char *backend, struct sweep_verdict *sv)
+{
+	struct run_record r[RUN_NLEVELS];
+
+	for (int i = 0; i < RUN_NLEVELS; i++) {
+		if (levels[i] == 'r')
+			rec(&r[i], RUNNER_EXITED, 0, CLASS_UNKNOWN, "u", NULL);
+		else
+			rec(&r[i], RUNNER_EXITED, 1, CLASS_NUMERICS, "n", "0.0078125");
+		r[i].precision = run_precision_levels[i];
+		r[i].platform = xstrdup("gpu");
+		r[i].backend = backend ? xstrdup(backend) : NULL;
+	}
+	run_sweep_judge(r, sv);
+	release(r, RUN_NLEVELS);
+	return sv->kind;
+}
+
+static void
+test_sweep_gpu(void)
+{
+	struct sweep_verdict sv;
+	struct buf b = BUF_INIT;
+
+	/* Triton: TF32 at default and high, IEEE at highest */
+	CHECK_INTEQ(sweep_gpu("wwr", "triton", &sv), SWEEP_POLICY);
+	CHECK(sv.gpu);
+	CHECK(strstr(sv.text, "TF32") != NULL);
+	CHECK_STREQ(sv.ruled_subkind, "logic");
+	run_sweep_line(&sv, &b);
+	CHECK_STREQ(b.data, "pt-run: precision sweep: wrong at default matmul precision (TF32 on "
+		    "GPU), right at highest\n");
+	buf_reset(&b);
+	sweep_verdict_release(&sv);
+	/* Triton wrong at every level: highest is IEEE f32, so logic */
+	CHECK_INTEQ(sweep_gpu("www", "triton", &sv), SWEEP_LOGIC);
+	sweep_verdict_release(&sv);
+	/* Mosaic GPU wrong at every level: f32 MMA is TF32 at each, nothing is proved */
+	CHECK_INTEQ(sweep_gpu("www", "mosaic-gpu", &sv), SWEEP_INCONCLUSIVE);
+	CHECK(strstr(sv.text, "Mosaic GPU runs f32") != NULL);
+	CHECK_INTEQ(sv.ruled_cls, CLASS_COUNT);
+	run_sweep_line(&sv, &b);
+	CHECK_INTEQ(b.len, 0);
+	sweep_verdict_release(&sv);
+	buf_release(&b);
+}
+
 static void
 test_session(void)
 {
@@ -282,6 +331,7 @@ main(void)
 	test_end_lines();
 	test_repeat();
 	test_sweep();
+	test_sweep_gpu();
 	test_session();
 	test_env();
 	return TEST_DONE();

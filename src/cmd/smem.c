@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `pallas-triage smem`: the static shared memory of a Pallas GPU kernel
+ * (blocks x pipeline stages, plus scratch and barriers on Mosaic GPU)
+ * against the GPU's opt-in limit per block; when it does not fit, the
+ * fewest stages that fit and the largest block that fits. The sibling of
+ * `vmem` for GPUs. The models are in smem.c, the numbers in
+ * rules/gpu-chips.yaml; this file parses options and prints. Deliberate
+ * choices: the backend defaults to the GPU's only one, else Mosaic GPU
+ * (JAX's default); the stages default to the backend's default; the number
+ * is always called a lower bound.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt/block.h"
+#include "pt/chips.h"
+#include "cmd.h"
+#include "pt/gpus.h"
+#include "pt/json.h"
+#include "pt/rules.h"
+#include "pt/smem.h"
+#include "pt/vmem.h"
+#include "pt/xalloc.h"
+
+static int cmd_smem_run(int argc, char **argv, struct pt_ctx *ctx);
+
+const struct cmd_entry cmd_smem_entry = {
+	.name = "smem",
+	.usage = "smem --chip GPU --block DIMS --dtype DTYPE [--backend triton|mosaic-gpu] "
+		 "[--stages N] [--operands in:N,out:N] [--operand DIMS[:DTYPE]]... "
+		 "[--scratch DIMS[:DTYPE]]... [--barriers N] [--reduction-scratch SIZE] "
+		 "[--limit SIZE] [--json]",
+	.summary = "compute a Pallas GPU kernel's shared memory and, if it does not fit, what would",
+	.help =
+		"options:\n"
+		"  --chip GPU            a100 h100 h200 b200 mi300x, an alias, or a device kind\n"
+		"                        such as 'NVIDIA H100 80GB HBM3'\n"
+		"  --block DIMS          the block shape of the operands: 128,64\n"
+		"  --dtype DTYPE         their dtype: float32, bf16, float16, int8, ...\n"
+		"  --backend B           triton or mosaic-gpu (default: the GPU's only backend, else\n"
+		"                        mosaic-gpu, JAX's default)\n"
+		"  --stages N            Triton num_stages (default 3, 1 on AMD) or Mosaic GPU\n"
+		"                        max_concurrent_steps (default 1)\n"
+		"  --operands in:N,out:N operands with the block (default in:1,out:1); Triton stages\n"
+		"                        inputs only: outputs are stored from registers\n"
+		"  --operand DIMS[:DTYPE] another input (or, on Mosaic GPU, output) with a block of\n"
+		"                        its own, staged like the others and kept as given when the\n"
+		"                        block shrinks; repeat for more\n"
+		"  --scratch DIMS[:DTYPE] a Mosaic GPU scratch buffer (plgpu.SMEM); repeat for more\n"
+		"  --barriers N          Mosaic GPU mbarriers (8 bytes each)\n"
+		"  --reduction-scratch SIZE  Mosaic GPU reduction scratch (reduction_scratch_bytes,\n"
+		"                        2048 by default when the kernel reduces across warps)\n"
+		"  --limit SIZE          the limit your log prints (available: N, max_smem_bytes=N);\n"
+		"                        default the GPU's opt-in shared memory per block\n"
+		"  --json                print the result as JSON\n"
+		"\nThe result is a lower bound: Triton adds conversion scratch, and neither backend's\n"
+		"temporaries can be seen statically.\n"
+		"exit status: 0 fits, 1 does not fit, 2 usage (unknown or TPU chip, a backend the GPU\n"
+		"does not run, bad dims or sizes), 3 the rules have no GPU table\n",
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NEEDS_RULES,
+	.run = cmd_smem_run,
+};
+
+struct sm_input {
+	struct smem_spec spec;
+	const struct gpu *gpu;
+	const char *backend;
+	unsigned long long limit;       /* what the kernel may use */
+	bool limit_given;
+	bool backend_defaulted, stages_defaulted;
+	bool json;
+};
+
+struct sm_result {
+	struct smem_usage usage;
+	bool fits;
+	struct smem_fit fit;            /* when it does not fit */
+};
+
+/* "7 MiB" for printf, in one of a few rotating buffers. */
+static const char *
+sz(unsigned long long v)
+{
+	static char out[6][48];
+	static int k;
+	struct buf b = BUF_INIT;
+
+	vmem_format_size(v, &b);
+	k = (k + 1) % 6;
+	snprintf(out[k], sizeof(out[k]), "%s", b.data);
+	buf_release(&b);
+	return out[k];
+}
+
+static const char *
+shp(const struct shape *s)
+{
+	static char out[4][128];
+	static int k;
+	struct buf b = BUF_INIT;
+
+	shape_format(s, &b);
+	k = (k + 1) % 4;
+	snprintf(out[k], sizeof(out[k]), "%s", b.data);
+	buf_release(&b);
+	return out[k];
+}
+
+static const char *
+knob(const struct sm_input *in)
+{
+	return in->spec.triton ? "num_stages" : "max_concurrent_steps";
+}
+
+static const char *
+params(const struct sm_input *in)
+{
+	return in->spec.triton ? "pltriton.CompilerParams" : "plgpu.CompilerParams";
+}
+
+/* ---- human output ---- */
+
+static void
+print_head(const struct sm_input *in)
+{
+	const struct gpu *g = in->gpu;
+	const struct smem_spec *s = &in->spec;
+
+	printf("gpu %s: %s of shared memory per block with opt-in, %s without", g->name,
+	       sz(g->smem_block_optin), sz(g->smem_block));
+	if (in->limit_given)
+		printf("; limit %s (--limit)", sz(in->limit));
+	printf("\nbackend %s%s: %s=%d%s\n", in->backend, in->backend_defaulted ? " (default)" : "",
+	       knob(in), s->stages, in->stages_defaulted ? " (default)" : "");
+}
+
+static void
+print_usage(const struct sm_input *in, const struct smem_usage *u)
+{
+	const struct smem_spec *s = &in->spec;
+	const char *what = s->triton ? "stage" : "step";
+
+	printf("block %s %s: %s\n", shp(&s->block), s->dtype->name, sz(u->block));
+	if (s->n_in)
+		printf("  inputs   %d x %d %s%s x %s = %s\n", s->n_in, s->stages, what,
+		       s->stages == 1 ? "" : "s", sz(u->block), sz(u->per_operand * (unsigned)s->n_in));
+	if (s->n_out && s->triton)
+		printf("  outputs  %d, stored from registers: not counted\n", s->n_out);
+	else if (s->n_out)
+		printf("  outputs  %d x %d %s%s x %s = %s\n", s->n_out, s->stages, what,
+		       s->stages == 1 ? "" : "s", sz(u->block), sz(u->per_operand * (unsigned)s->n_out));
+	for (size_t i = 0; i < s->nother; i++) {
+		unsigned long long one = (shape_elements(&s->other[i].shape) *
+					  (unsigned)s->other[i].dtype->bits + 7) / 8;
+
+		printf("  operand  %s %s: %d x %s = %s\n", shp(&s->other[i].shape),
+		       s->other[i].dtype->name, s->stages, sz(one), sz(u->other[i]));
+	}
+	for (size_t i = 0; i < s->nscratch; i++)
+		printf("  scratch  %s %s = %s\n", shp(&s->scratch[i].shape), s->scratch[i].dtype->name,
+		       sz(u->scratch[i]));
+	if (u->barriers)
+		printf("  barriers %d x 8 bytes = %s\n", s->barriers, sz(u->barriers));
+	if (u->reduction)
+		printf("  reduction scratch = %s\n", sz(u->reduction));
+	printf("shared memory: %s (%llu bytes)\n", sz(u->total), u->total);
+}
+
+static void
+print_fit(const struct sm_input *in, const struct sm_result *r)
+{
+	const struct smem_fit *f = &r->fit;
+
+	if (f->stages_fit)
+		printf("fewer stages: %s=%d fits (%s):\n  compiler_params=%s(%s=%d)\n", knob(in),
+		       f->stages_fit, sz(f->stages_total), params(in), knob(in), f->stages_fit);
+	else if (in->spec.stages > 1)
+		printf("fewer stages: even %s=1 does not fit this block\n", knob(in));
+	if (f->nsteps)
+		printf("steps tried (fewer stages; then, at %s=%d, halving the larger of the last two "
+		       "dimensions and bisecting back up):\n", knob(in), in->spec.stages);
+	for (size_t i = 0; i < f->nsteps; i++) {
+		const struct smem_step *st = &f->steps[i];
+		char stages[48];
+
+		snprintf(stages, sizeof(stages), "%s=%d", knob(in), st->stages);
+		printf("  %2zu. %-37s %-14s %-23s %-10s %s\n", i + 1,
+		       smem_step_name(st->kind, in->spec.triton), shp(&st->block), stages,
+		       sz(st->total), st->fits ? "fits" : "too big");
+	}
+	if (f->found)
+		printf("largest block that fits with %s=%d: %s, %s\n", knob(in), in->spec.stages,
+		       shp(&f->block), sz(f->total));
+	else
+		printf("no block fits with %s=%d: the other operands, scratch and barriers alone "
+		       "are too big\n", knob(in), in->spec.stages);
+}
+
+static void
+collect_notes(const struct sm_input *in, struct buf *out)
+{
+	if (in->spec.triton)
+		buf_addf(out, "Triton keeps %s copies of what a pipelined loop loads; a kernel "
+			 "without a loop over blocks holds one (--stages 1)\n", knob(in));
+	else
+		buf_addf(out, "Mosaic GPU rounds every shared-memory allocation up to 1 KiB; with no "
+			 "GPU attached it assumes 227 KiB per block\n");
+	if (!in->limit_given)
+		buf_addf(out, "the limit your log prints (\"available: N\", \"max_smem_bytes=N\") "
+			 "wins over the table: pass it with --limit\n");
+	buf_addf(out, "this is a lower bound: the compiler's own scratch and temporaries are not "
+		 "counted\n");
+}
+
+static void
+print_human(const struct sm_input *in, const struct sm_result *r)
+{
+	struct buf notes = BUF_INIT;
+
+	print_head(in);
+	print_usage(in, &r->usage);
+	printf("available: %s (%llu bytes)\n", sz(in->limit), in->limit);
+	if (r->fits) {
+		printf("fits: %s to spare\n", sz(in->limit - r->usage.total));
+	} else {
+		printf("does not fit: over by %s\n", sz(r->usage.total - in->limit));
+		print_fit(in, r);
+	}
+	collect_notes(in, &notes);
+	for (const char *p = notes.data; *p; p = strchr(p, '\n') + 1)
+		printf("note: %.*s\n", (int)(strchr(p, '\n') - p), p);
+	buf_release(&notes);
+}
+
+/* ---- JSON ---- */
+
+static void
+json_shape(struct json *obj, const char *key, const struct shape *s)
+{
+	struct json *a = json_add_array(obj, key);
+
+	for (int i = 0; i < s->rank; i++)
+		json_push_int(a, s->dims[i]);
+}
+
+static void
+json_fit(struct json *root, const struct sm_input *in, const struct smem_fit *f)
+{
+	struct json *o = json_add_object(root, "fit"), *steps;
+
+	if (f->stages_fit) {
+		json_add_int(o, "stages", f->stages_fit);
+		json_add_int(o, "stages_bytes", (long long)f->stages_total);
+	} else {
+		json_add_null(o, "stages");
+	}
+	steps = json_add_array(o, "steps");
+	for (size_t i = 0; i < f->nsteps; i++) {
+		struct json *st = json_push_object(steps);
+
+		json_add_str(st, "step", smem_step_name(f->steps[i].kind, in->spec.triton));
+		json_shape(st, "block", &f->steps[i].block);
+		json_add_int(st, "stages", f->steps[i].stages);
+		json_add_int(st, "bytes", (long long)f->steps[i].total);
+		json_add_bool(st, "fits", f->steps[i].fits);
+	}
+	json_add_bool(o, "found", f->found);
+	if (f->found) {
+		json_shape(o, "block", &f->block);
+		json_add_int(o, "bytes", (long long)f->total);
+	}
+}
+
+static void
+print_json(const struct sm_input *in, const struct sm_result *r)
+{
+	struct json *root = json_new_object(), *o;
+	const struct smem_usage *u = &r->usage;
+	const struct smem_spec *s = &in->spec;
+	struct buf notes = BUF_INIT;
+
+	json_add_str(root, "chip", in->gpu->name);
+	json_add_str(root, "backend", in->backend);
+	json_add_int(root, "stages", s->stages);
+	o = json_add_object(root, "block");
+	json_shape(o, "shape", &s->block);
+	json_add_str(o, "dtype", s->dtype->name);
+	json_add_int(o, "bytes", (long long)u->block);
+	json_add_int(o, "inputs", s->n_in);
+	json_add_int(o, "outputs", s->n_out);
+	json_add_int(o, "staged_operands", u->staged);
+	json_add_int(o, "total_bytes", (long long)u->operands);
+	o = json_add_array(root, "operands");
+	for (size_t i = 0; i < s->nother; i++) {
+		struct json *e = json_push_object(o);
+
+		json_shape(e, "shape", &s->other[i].shape);
+		json_add_str(e, "dtype", s->other[i].dtype->name);
+		json_add_int(e, "bytes", (long long)u->other[i]);
+	}
+	o = json_add_array(root, "scratch");
+	for (size_t i = 0; i < s->nscratch; i++) {
+		struct json *e = json_push_object(o);
+
+		json_shape(e, "shape", &s->scratch[i].shape);
+		json_add_str(e, "dtype", s->scratch[i].dtype->name);
+		json_add_int(e, "bytes", (long long)u->scratch[i]);
+	}
+	json_add_int(root, "barrier_bytes", (long long)u->barriers);
+	json_add_int(root, "reduction_bytes", (long long)u->reduction);
+	json_add_int(root, "smem_bytes", (long long)u->total);
+	json_add_bool(root, "lower_bound", true);
+	json_add_int(root, "limit_bytes", (long long)in->limit);
+	json_add_str(root, "limit_source", in->limit_given ? "given" : "optin");
+	json_add_bool(root, "fits", r->fits);
+	json_add_int(root, "over_bytes", r->fits ? 0 : (long long)(u->total - in->limit));
+	if (!r->fits)
+		json_fit(root, in, &r->fit);
+	collect_notes(in, &notes);
+	o = json_add_array(root, "notes");
+	for (const char *p = notes.data; *p; p = strchr(p, '\n') + 1) {
+		char *line = xstrndup(p, (size_t)(strchr(p, '\n') - p));
+
+		json_push_str(o, line);
+		free(line);
+	}
+	json_print(root, stdout);
+	json_free(root);
+	buf_release(&notes);
+}
+
+/* ---- options ---- */
+
+enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_BACKEND, OPT_STAGES, OPT_OPERANDS, OPT_OPERAND,
+       OPT_SCRATCH, OPT_BARRIERS, OPT_REDUCTION, OPT_LIMIT, OPT_JSON };
+
+struct sm_args {
+	const char *chip, *block, *dtype, *backend, *stages, *operands, *barriers, *reduction,
+		   *limit;
+	const char *scratch[SMEM_MAX_EXTRA];
+	size_t nscratch;
+	const char *other[SMEM_MAX_EXTRA];
+	size_t nother;
+	bool json;
+};
+
+static int
+small_int(const char *s, int min, int max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* "in:2,out:1", either part optional (then 0). */
+static int
+parse_operands(const char *s, int *n_in, int *n_out)
+{
+	char copy[64], *save = NULL;
+
+	if (strlen(s) >= sizeof(copy))
+		return -1;
+	memcpy(copy, s, strlen(s) + 1);
+	*n_in = *n_out = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (!colon)
+			return -1;
+		*colon = '\0';
+		if (strcmp(tok, "in") == 0 ? small_int(colon + 1, 0, 64, n_in) :
+		    strcmp(tok, "out") == 0 ? small_int(colon + 1, 0, 64, n_out) : -1)
+			return -1;
+	}
+	return *n_in + *n_out > 0 ? 0 : -1;
+}
+
+static int
+push_repeated(const char *opt, const char **v, size_t *n, const char *arg)
+{
+	if (*n == SMEM_MAX_EXTRA)
+		return cmd_usage_error(&cmd_smem_entry, "at most %d %s", SMEM_MAX_EXTRA, opt);
+	v[(*n)++] = arg;
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct pt_ctx *ctx, struct sm_args *a)
+{
+	static const struct option opts[] = {
+		{ "chip", required_argument, NULL, OPT_CHIP },
+		{ "block", required_argument, NULL, OPT_BLOCK },
+		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "stages", required_argument, NULL, OPT_STAGES },
+		{ "operands", required_argument, NULL, OPT_OPERANDS },
+		{ "operand", required_argument, NULL, OPT_OPERAND },
+		{ "scratch", required_argument, NULL, OPT_SCRATCH },
+		{ "barriers", required_argument, NULL, OPT_BARRIERS },
+		{ "reduction-scratch", required_argument, NULL, OPT_REDUCTION },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		CMD_GLOBAL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch, rc = 0;
+
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1 && rc == 0) {
+		switch (ch) {
+		case OPT_CHIP: a->chip = optarg; break;
+		case OPT_BLOCK: a->block = optarg; break;
+		case OPT_DTYPE: a->dtype = optarg; break;
+		case OPT_BACKEND: a->backend = optarg; break;
+		case OPT_STAGES: a->stages = optarg; break;
+		case OPT_OPERANDS: a->operands = optarg; break;
+		case OPT_BARRIERS: a->barriers = optarg; break;
+		case OPT_REDUCTION: a->reduction = optarg; break;
+		case OPT_LIMIT: a->limit = optarg; break;
+		case OPT_JSON: a->json = true; break;
+		case OPT_OPERAND: rc = push_repeated("--operand", a->other, &a->nother, optarg); break;
+		case OPT_SCRATCH: rc = push_repeated("--scratch", a->scratch, &a->nscratch, optarg); break;
+		default:
+			rc = cmd_global_option(&cmd_smem_entry, ctx, ch, optarg);
+		}
+	}
+	if (rc || (rc = cmd_check_args(&cmd_smem_entry, argc, optind)) != 0)
+		return rc;
+	if (!a->chip || !a->block || !a->dtype)
+		return cmd_usage_error(&cmd_smem_entry, "missing %s",
+				       !a->chip ? "--chip" : !a->block ? "--block" : "--dtype");
+	return 0;
+}
+
+/* A dtype for a GPU: 64-bit types are fine here, unlike on TPU. */
+static const struct dtype *
+want_dtype(const struct chiptab *t, const char *s, struct pt_err *err)
+{
+	const struct dtype *dt = chiptab_find_dtype(t, s);
+
+	return dt ? dt : chiptab_want_dtype(t, s, err);
+}
+
+static int
+resolve_extra(const char *opt, const char *arg, const struct chiptab *t,
+	      const struct dtype *dflt, struct smem_operand *out)
+{
+	const struct cmd_entry *e = &cmd_smem_entry;
+	struct pt_err err = PT_ERR_INIT;
+	const char *colon = strrchr(arg, ':');
+	char dims[256];
+
+	if (strlen(arg) >= sizeof(dims))
+		return cmd_usage_error(e, "bad %s '%s': too long", opt, arg);
+	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+	if (!(out->dtype = colon ? want_dtype(t, colon + 1, &err) : dflt))
+		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
+	if (shape_parse(&out->shape, dims, false, &err) < 0)
+		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
+	return 0;
+}
+
+static int
+resolve_gpu(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
+{
+	const struct cmd_entry *e = &cmd_smem_entry;
+	struct pt_err err = PT_ERR_INIT;
+	const struct chip *tpu;
+
+	if (chiptab_want_target(t, a->chip, &tpu, &in->gpu, &err) < 0)
+		return cmd_usage_error(e, "%s", err.msg);
+	if (tpu)
+		return cmd_usage_error(e, "'%s' is a TPU: smem models GPU shared memory; use "
+				       "'pallas-triage vmem' for TPU VMEM", a->chip);
+	in->backend = a->backend;
+	if (!in->backend) {
+		in->backend = gpu_runs(in->gpu, "mosaic-gpu") ? "mosaic-gpu" : in->gpu->backends[0];
+		in->backend_defaulted = true;
+	}
+	if (strcmp(in->backend, "triton") && strcmp(in->backend, "mosaic-gpu"))
+		return cmd_usage_error(e, "--backend takes triton or mosaic-gpu, not '%s'",
+				       in->backend);
+	if (!gpu_runs(in->gpu, in->backend))
+		return cmd_usage_error(e, "%s does not run the %s backend (it runs: %s)",
+				       in->gpu->name, in->backend, in->gpu->backends[0]);
+	in->spec.triton = strcmp(in->backend, "triton") == 0;
+	return 0;
+}
+
+static int
+resolve_counts(const struct sm_args *a, struct sm_input *in)
+{
+	const struct cmd_entry *e = &cmd_smem_entry;
+	struct smem_spec *s = &in->spec;
+
+	s->stages = s->triton && strcmp(in->gpu->vendor, "nvidia") == 0 ? 3 : 1;
+	in->stages_defaulted = !a->stages;
+	if (a->stages && small_int(a->stages, 1, 16, &s->stages) < 0)
+		return cmd_usage_error(e, "--stages takes a count from 1 to 16, not '%s'", a->stages);
+	if (a->operands && parse_operands(a->operands, &s->n_in, &s->n_out) < 0)
+		return cmd_usage_error(e, "--operands takes in:N,out:N (N from 0 to 64, not both 0), "
+				       "not '%s'", a->operands);
+	if (s->triton && (a->nscratch || a->barriers || a->reduction))
+		return cmd_usage_error(e, "%s: the Triton backend has no scratch_shapes, barriers "
+				       "or reduction scratch", a->nscratch ? "--scratch" :
+				       a->barriers ? "--barriers" : "--reduction-scratch");
+	if (a->barriers && small_int(a->barriers, 0, 4096, &s->barriers) < 0)
+		return cmd_usage_error(e, "--barriers takes a count from 0 to 4096, not '%s'",
+				       a->barriers);
+	if (a->reduction && vmem_parse_size(a->reduction, &s->reduction) < 0)
+		return cmd_usage_error(e, "--reduction-scratch takes a size such as 2048 or 6K, "
+				       "not '%s'", a->reduction);
+	return 0;
+}
+
+static int
+resolve(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
+{
+	const struct cmd_entry *e = &cmd_smem_entry;
+	struct smem_spec *s = &in->spec;
+	struct pt_err err = PT_ERR_INIT;
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	in->json = a->json;
+	s->n_in = s->n_out = 1;
+	if ((rc = resolve_gpu(a, t, in)) != 0 || (rc = resolve_counts(a, in)) != 0)
+		return rc;
+	if (!(s->dtype = want_dtype(t, a->dtype, &err)))
+		return cmd_usage_error(e, "%s", err.msg);
+	if (shape_parse(&s->block, a->block, false, &err) < 0)
+		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
+	for (size_t i = 0; i < a->nother; i++, s->nother++)
+		if ((rc = resolve_extra("--operand", a->other[i], t, s->dtype, &s->other[i])) != 0)
+			return rc;
+	for (size_t i = 0; i < a->nscratch; i++, s->nscratch++)
+		if ((rc = resolve_extra("--scratch", a->scratch[i], t, s->dtype, &s->scratch[i])) != 0)
+			return rc;
+	in->limit = in->gpu->smem_block_optin;
+	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))
+		return cmd_usage_error(e, "--limit takes a size such as 232448, 227K or 99KiB, "
+				       "not '%s'", a->limit);
+	in->limit_given = a->limit != NULL;
+	return 0;
+}
+
+static int
+cmd_smem_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct sm_args a = { 0 };
+	struct sm_input in;
+	struct sm_result *r;
+	struct pt_err err = PT_ERR_INIT;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
+		return rc;
+	if (!ctx->rules->chips || !ctx->rules->chips->ngpus) {
+		fprintf(stderr, "pallas-triage: error: the rules at '%s' have no GPU table "
+			"(gpu-chips.yaml)\n", ctx->rules_origin ? ctx->rules_origin : "?");
+		return PT_EXIT_DATA;
+	}
+	if ((rc = resolve(&a, ctx->rules->chips, &in)) != 0)
+		return rc;
+	r = xcalloc(1, sizeof(*r));     /* the search record is a few KiB: keep it off the stack */
+	if (smem_compute(&in.spec, &r->usage, &err) < 0 ||
+	    (!(r->fits = r->usage.total <= in.limit) && smem_fit(&in.spec, in.limit, &r->fit, &err) < 0)) {
+		free(r);
+		return cmd_usage_error(&cmd_smem_entry, "%s", err.msg);
+	}
+	if (in.json)
+		print_json(&in, r);
+	else
+		print_human(&in, r);
+	rc = r->fits ? PT_EXIT_OK : PT_EXIT_FINDING;
+	free(r);
+	return rc;
+}
