@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "pt/chips.h"
+#include "pt/chiptab_parse.h"
 #include "pt/gpus.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
@@ -92,8 +93,8 @@ empty_strv(void)
 	return xcalloc(1, sizeof(char *));
 }
 
-static bool
-strv_has(char *const *v, const char *s)
+bool
+chiptab_strv_has(char *const *v, const char *s)
 {
 	for (; v && *v; v++)
 		if (strcasecmp(*v, s) == 0)
@@ -101,9 +102,9 @@ strv_has(char *const *v, const char *s)
 	return false;
 }
 
-static int
-want_bytes(const struct ynode *m, const char *key, bool required, unsigned long long *out,
-	   const char *file, const char *what, struct diag *d)
+int
+chiptab_want_bytes(const struct ynode *m, const char *key, bool required, unsigned long long *out,
+		   const char *file, const char *what, struct diag *d)
 {
 	long v = 0;
 
@@ -195,7 +196,7 @@ static const struct dtype *
 find_dtype_exact(const struct chiptab *t, const char *s)
 {
 	for (size_t i = 0; t && i < t->ndtypes; i++)
-		if (strcasecmp(t->dtypes[i]->name, s) == 0 || strv_has(t->dtypes[i]->aliases, s))
+		if (strcasecmp(t->dtypes[i]->name, s) == 0 || chiptab_strv_has(t->dtypes[i]->aliases, s))
 			return t->dtypes[i];
 	return NULL;
 }
@@ -423,11 +424,11 @@ parse_dispute(struct chip_dispute *dp, const struct ynode *m, const char *what, 
 
 	err |= ynode_check_keys(m, dispute_keys, file, what, d);
 	err |= ynode_want_str(m, "field", true, &field, file, what, d);
-	err |= want_bytes(m, "value", true, &dp->value, file, what, d);
+	err |= chiptab_want_bytes(m, "value", true, &dp->value, file, what, d);
 	err |= ynode_want_str(m, "source", true, &source, file, what, d);
 	dp->field = dup_or_null(field);
 	dp->source = dup_or_null(source);
-	if (field && !strv_has((char *const *)dispute_fields, field)) {
+	if (field && !chiptab_strv_has((char *const *)dispute_fields, field)) {
 		const struct ynode *f = ynode_get(m, "field");
 
 		diag_error(d, file, f->line, f->col, "'field' in %s must be vmem_bytes, smem_bytes, "
@@ -470,7 +471,7 @@ static const struct chip *
 find_chip_exact(const struct chiptab *t, const char *s)
 {
 	for (size_t i = 0; t && i < t->nchips; i++)
-		if (strcasecmp(t->chips[i]->name, s) == 0 || strv_has(t->chips[i]->aliases, s))
+		if (strcasecmp(t->chips[i]->name, s) == 0 || chiptab_strv_has(t->chips[i]->aliases, s))
 			return t->chips[i];
 	return NULL;
 }
@@ -479,7 +480,7 @@ static const struct chip *
 find_device_kind(const struct chiptab *t, const char *s)
 {
 	for (size_t i = 0; t && i < t->nchips; i++)
-		if (strv_has(t->chips[i]->device_kinds, s))
+		if (chiptab_strv_has(t->chips[i]->device_kinds, s))
 			return t->chips[i];
 	return NULL;
 }
@@ -523,13 +524,13 @@ parse_chip_numbers(struct chip *c, const struct ynode *m, const char *what, cons
 
 	err |= want_small(m, "generation", true, 1, 99, &c->generation, file, what, d);
 	err |= want_small(m, "cores_per_chip", true, 1, 64, &c->cores_per_chip, file, what, d);
-	err |= want_bytes(m, "vmem_bytes", true, &c->vmem_bytes, file, what, d);
-	err |= want_bytes(m, "smem_bytes", true, &c->smem_bytes, file, what, d);
+	err |= chiptab_want_bytes(m, "vmem_bytes", true, &c->vmem_bytes, file, what, d);
+	err |= chiptab_want_bytes(m, "smem_bytes", true, &c->smem_bytes, file, what, d);
 	err |= want_small(m, "sublanes", true, 1, 1024, &c->sublanes, file, what, d);
 	err |= want_small(m, "lanes", true, 1, 4096, &c->lanes, file, what, d);
-	err |= want_bytes(m, "scoped_vmem_default_bytes", false, &c->scoped_default_bytes, file,
+	err |= chiptab_want_bytes(m, "scoped_vmem_default_bytes", false, &c->scoped_default_bytes, file,
 			  what, d);
-	err |= want_bytes(m, "internal_scratch_bytes", false, &c->internal_scratch_bytes, file,
+	err |= chiptab_want_bytes(m, "internal_scratch_bytes", false, &c->internal_scratch_bytes, file,
 			  what, d);
 	err |= want_small(m, "sublane_tiling_x16_flag", false, 1, 4096, &c->tiling_x16_flag, file,
 			  what, d);
@@ -630,7 +631,7 @@ check_matmul_names(const struct chiptab *t, const struct chip *c, char *const *n
 	for (; names && *names; names++) {
 		const struct dtype *dt = find_dtype_exact(t, *names);
 
-		if ((dt && strcmp(dt->name, *names) == 0) || strv_has(skip, *names))
+		if ((dt && strcmp(dt->name, *names) == 0) || chiptab_strv_has(skip, *names))
 			continue;
 		diag_error(d, c->file, c->line, 0, "chip '%s': matmul %s '%s' is not a dtype name%s%s",
 			   c->name, side, *names, dt ? "; write " : "", dt ? dt->name : "");
@@ -666,8 +667,8 @@ word_char(char ch)
 }
 
 /* Length of needle if it occurs in s at word boundaries (case-insensitive), else 0. */
-static size_t
-find_word(const char *s, const char *needle)
+size_t
+chiptab_find_word(const char *s, const char *needle)
 {
 	size_t n = strlen(needle);
 
@@ -694,7 +695,7 @@ chiptab_find_chip(const struct chiptab *t, const char *s)
 		return best;
 	for (size_t i = 0; i < t->nchips; i++)
 		for (char **k = t->chips[i]->device_kinds; *k; k++) {
-			size_t len = find_word(s, *k);
+			size_t len = chiptab_find_word(s, *k);
 
 			if (len > best_len) {
 				best_len = len;
@@ -766,7 +767,7 @@ bool
 chip_matmul_native(const struct chip *c, const char *name, bool lhs)
 {
 	for (size_t g = 0; c && g < c->nmatmul; g++)
-		if (strv_has(lhs ? c->matmul[g].lhs : c->matmul[g].rhs, name))
+		if (chiptab_strv_has(lhs ? c->matmul[g].lhs : c->matmul[g].rhs, name))
 			return true;
 	return false;
 }

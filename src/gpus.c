@@ -9,11 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pt/chiptab_parse.h"
 #include "pt/gpus.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
 
-#define MAX_BYTES (1L << 50)   /* a sanity cap for memory sizes: 1 PiB */
 
 static const char *const gpu_keys[] = {
 	"name", "vendor", "device_kinds", "aliases", "arch", "compute_capability", "sms",
@@ -55,24 +55,16 @@ gputab_release(struct chiptab *t)
 	t->ngpus = t->alloc_gpus = 0;
 }
 
-static bool
-in_list(char *const *v, const char *s)
-{
-	for (; v && *v; v++)
-		if (strcasecmp(*v, s) == 0)
-			return true;
-	return false;
-}
 
 /* Which entry of the table (TPU chip or GPU) already uses name s, as a name or alias? */
 static const char *
 name_owner(const struct chiptab *t, const char *s)
 {
 	for (size_t i = 0; t && i < t->nchips; i++)
-		if (strcasecmp(t->chips[i]->name, s) == 0 || in_list(t->chips[i]->aliases, s))
+		if (strcasecmp(t->chips[i]->name, s) == 0 || chiptab_strv_has(t->chips[i]->aliases, s))
 			return t->chips[i]->name;
 	for (size_t i = 0; t && i < t->ngpus; i++)
-		if (strcasecmp(t->gpus[i]->name, s) == 0 || in_list(t->gpus[i]->aliases, s))
+		if (strcasecmp(t->gpus[i]->name, s) == 0 || chiptab_strv_has(t->gpus[i]->aliases, s))
 			return t->gpus[i]->name;
 	return NULL;
 }
@@ -81,10 +73,10 @@ static const char *
 kind_owner(const struct chiptab *t, const char *s)
 {
 	for (size_t i = 0; t && i < t->nchips; i++)
-		if (in_list(t->chips[i]->device_kinds, s))
+		if (chiptab_strv_has(t->chips[i]->device_kinds, s))
 			return t->chips[i]->name;
 	for (size_t i = 0; t && i < t->ngpus; i++)
-		if (in_list(t->gpus[i]->device_kinds, s))
+		if (chiptab_strv_has(t->gpus[i]->device_kinds, s))
 			return t->gpus[i]->name;
 	return NULL;
 }
@@ -116,17 +108,6 @@ names_free(const struct chiptab *t, const struct gpu *g, const struct ynode *m, 
 	return ret;
 }
 
-static int
-want_bytes(const struct ynode *m, const char *key, bool required, unsigned long long *out,
-	   const char *file, const char *what, struct diag *d)
-{
-	long v = 0;
-
-	if (ynode_want_int(m, key, required, 1, MAX_BYTES, &v, file, what, d) < 0)
-		return -1;
-	*out = (unsigned long long)v;
-	return 0;
-}
 
 static int
 want_int(const struct ynode *m, const char *key, bool required, long max, int *out,
@@ -149,7 +130,7 @@ want_enum(const struct ynode *m, const char *key, bool required, const char *con
 
 	if (ynode_want_str(m, key, required, &s, file, what, d) < 0)
 		return -1;
-	if (s && !in_list((char *const *)allowed, s)) {
+	if (s && !chiptab_strv_has((char *const *)allowed, s)) {
 		const struct ynode *n = ynode_get(m, key);
 		char list[128] = "";
 		size_t len = 0;
@@ -180,7 +161,7 @@ want_list(const struct ynode *m, const char *key, bool required, const char *con
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (!(*out)[i][0] || (allowed && !in_list((char *const *)allowed, (*out)[i]))) {
+		if (!(*out)[i][0] || (allowed && !chiptab_strv_has((char *const *)allowed, (*out)[i]))) {
 			diag_error(d, file, v->line, v->col, "'%s' in %s: '%s' is not allowed%s", key,
 				   what, (*out)[i], allowed ? " (triton, mosaic-gpu)" : "");
 			return -1;
@@ -200,16 +181,16 @@ parse_numbers(struct gpu *g, const struct ynode *m, const char *what, const char
 
 	err |= want_int(m, "sms", true, 4096, &g->sms, file, what, d);
 	err |= want_int(m, "warp_size", true, 128, &g->warp_size, file, what, d);
-	err |= want_bytes(m, "smem_per_block_bytes", true, &g->smem_block, file, what, d);
-	err |= want_bytes(m, "smem_per_block_optin_bytes", true, &g->smem_block_optin, file, what, d);
-	err |= want_bytes(m, "smem_per_sm_bytes", true, &g->smem_sm, file, what, d);
-	err |= want_bytes(m, "registers_per_sm", true, &g->regs_sm, file, what, d);
-	err |= want_bytes(m, "registers_per_block", true, &g->regs_block, file, what, d);
+	err |= chiptab_want_bytes(m, "smem_per_block_bytes", true, &g->smem_block, file, what, d);
+	err |= chiptab_want_bytes(m, "smem_per_block_optin_bytes", true, &g->smem_block_optin, file, what, d);
+	err |= chiptab_want_bytes(m, "smem_per_sm_bytes", true, &g->smem_sm, file, what, d);
+	err |= chiptab_want_bytes(m, "registers_per_sm", true, &g->regs_sm, file, what, d);
+	err |= chiptab_want_bytes(m, "registers_per_block", true, &g->regs_block, file, what, d);
 	err |= want_int(m, "max_registers_per_thread", false, 4096, &g->max_regs_thread, file,
 			what, d);
 	err |= want_int(m, "tmem_columns", false, 65536, &g->tmem_columns, file, what, d);
-	err |= want_bytes(m, "l2_bytes", false, &g->l2_bytes, file, what, d);
-	err |= want_bytes(m, "memory_bytes", false, &g->memory_bytes, file, what, d);
+	err |= chiptab_want_bytes(m, "l2_bytes", false, &g->l2_bytes, file, what, d);
+	err |= chiptab_want_bytes(m, "memory_bytes", false, &g->memory_bytes, file, what, d);
 	if (g->smem_block && g->smem_block_optin && g->smem_block_optin < g->smem_block) {
 		diag_error(d, file, m->line, m->col, "%s: the opt-in shared memory per block is less "
 			   "than the default", what);
@@ -301,24 +282,8 @@ gputab_parse(struct chiptab **out, const struct ynode *seq, const char *file, st
 
 /* ---- lookups ---- */
 
-static bool
-word_char(char ch)
-{
-	return isalnum((unsigned char)ch) || ch == '_';
-}
 
 /* Length of needle if it occurs in s at word boundaries (case-insensitive), else 0. */
-static size_t
-find_word(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (const char *p = s; n && *p; p++)
-		if (strncasecmp(p, needle, n) == 0 && (p == s || !word_char(p[-1])) &&
-		    !word_char(p[n]))
-			return n;
-	return 0;
-}
 
 const struct gpu *
 chiptab_find_gpu(const struct chiptab *t, const char *s)
@@ -329,11 +294,11 @@ chiptab_find_gpu(const struct chiptab *t, const char *s)
 	if (!t || !s)
 		return NULL;
 	for (size_t i = 0; i < t->ngpus; i++)
-		if (strcasecmp(t->gpus[i]->name, s) == 0 || in_list(t->gpus[i]->aliases, s))
+		if (strcasecmp(t->gpus[i]->name, s) == 0 || chiptab_strv_has(t->gpus[i]->aliases, s))
 			return t->gpus[i];
 	for (size_t i = 0; i < t->ngpus; i++)
 		for (char **k = t->gpus[i]->device_kinds; *k; k++) {
-			size_t len = find_word(s, *k);
+			size_t len = chiptab_find_word(s, *k);
 
 			if (len > best_len) {
 				best_len = len;
@@ -346,7 +311,7 @@ chiptab_find_gpu(const struct chiptab *t, const char *s)
 bool
 gpu_runs(const struct gpu *g, const char *backend)
 {
-	return g && backend && in_list(g->backends, backend);
+	return g && backend && chiptab_strv_has(g->backends, backend);
 }
 
 int

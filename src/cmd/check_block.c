@@ -13,6 +13,7 @@
 
 #include "pt/block.h"
 #include "pt/chips.h"
+#include "calc_args.h"
 #include "cmd.h"
 #include "pt/gpu_block.h"
 #include "pt/gpus.h"
@@ -679,14 +680,6 @@ resolve_gpu(const struct cb_args *a, struct cb_input *in)
 	return 0;
 }
 
-/* A dtype: 64-bit types are refused on TPU only. */
-static const struct dtype *
-want_dtype(const struct chiptab *t, const char *s, bool gpu, struct pt_err *err)
-{
-	const struct dtype *dt = chiptab_find_dtype(t, s);
-
-	return dt && gpu ? dt : chiptab_want_dtype(t, s, err);
-}
 
 static int
 resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
@@ -698,7 +691,7 @@ resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
 	in->tab = t;
 	in->json = a->json;
 	if (chiptab_want_target(t, a->chip, &in->chip, &in->gpu, &err) < 0 ||
-	    !(in->dtype = want_dtype(t, a->dtype, in->gpu != NULL, &err)))
+	    !(in->dtype = calc_want_dtype(t, a->dtype, in->gpu != NULL, &err)))
 		return cmd_usage_error(e, "%s", err.msg);
 	if (shape_parse(&in->block, a->block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);

@@ -17,6 +17,7 @@
 
 #include "pt/block.h"
 #include "pt/chips.h"
+#include "calc_args.h"
 #include "cmd.h"
 #include "pt/gpus.h"
 #include "pt/json.h"
@@ -82,34 +83,7 @@ struct sm_result {
 	struct smem_fit fit;            /* when it does not fit */
 };
 
-/* "7 MiB" for printf, in one of a few rotating buffers. */
-static const char *
-sz(unsigned long long v)
-{
-	static char out[6][48];
-	static int k;
-	struct buf b = BUF_INIT;
 
-	vmem_format_size(v, &b);
-	k = (k + 1) % 6;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
-}
-
-static const char *
-shp(const struct shape *s)
-{
-	static char out[4][128];
-	static int k;
-	struct buf b = BUF_INIT;
-
-	shape_format(s, &b);
-	k = (k + 1) % 4;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
-}
 
 static const char *
 knob(const struct sm_input *in)
@@ -132,9 +106,9 @@ print_head(const struct sm_input *in)
 	const struct smem_spec *s = &in->spec;
 
 	printf("gpu %s: %s of shared memory per block with opt-in, %s without", g->name,
-	       sz(g->smem_block_optin), sz(g->smem_block));
+	       calc_size(g->smem_block_optin), calc_size(g->smem_block));
 	if (in->limit_given)
-		printf("; limit %s (--limit)", sz(in->limit));
+		printf("; limit %s (--limit)", calc_size(in->limit));
 	printf("\nbackend %s%s: %s=%d%s\n", in->backend, in->backend_defaulted ? " (default)" : "",
 	       knob(in), s->stages, in->stages_defaulted ? " (default)" : "");
 }
@@ -145,30 +119,30 @@ print_usage(const struct sm_input *in, const struct smem_usage *u)
 	const struct smem_spec *s = &in->spec;
 	const char *what = s->triton ? "stage" : "step";
 
-	printf("block %s %s: %s\n", shp(&s->block), s->dtype->name, sz(u->block));
+	printf("block %s %s: %s\n", calc_shape(&s->block), s->dtype->name, calc_size(u->block));
 	if (s->n_in)
 		printf("  inputs   %d x %d %s%s x %s = %s\n", s->n_in, s->stages, what,
-		       s->stages == 1 ? "" : "s", sz(u->block), sz(u->per_operand * (unsigned)s->n_in));
+		       s->stages == 1 ? "" : "s", calc_size(u->block), calc_size(u->per_operand * (unsigned)s->n_in));
 	if (s->n_out && s->triton)
 		printf("  outputs  %d, stored from registers: not counted\n", s->n_out);
 	else if (s->n_out)
 		printf("  outputs  %d x %d %s%s x %s = %s\n", s->n_out, s->stages, what,
-		       s->stages == 1 ? "" : "s", sz(u->block), sz(u->per_operand * (unsigned)s->n_out));
+		       s->stages == 1 ? "" : "s", calc_size(u->block), calc_size(u->per_operand * (unsigned)s->n_out));
 	for (size_t i = 0; i < s->nother; i++) {
 		unsigned long long one = (shape_elements(&s->other[i].shape) *
 					  (unsigned)s->other[i].dtype->bits + 7) / 8;
 
-		printf("  operand  %s %s: %d x %s = %s\n", shp(&s->other[i].shape),
-		       s->other[i].dtype->name, s->stages, sz(one), sz(u->other[i]));
+		printf("  operand  %s %s: %d x %s = %s\n", calc_shape(&s->other[i].shape),
+		       s->other[i].dtype->name, s->stages, calc_size(one), calc_size(u->other[i]));
 	}
 	for (size_t i = 0; i < s->nscratch; i++)
-		printf("  scratch  %s %s = %s\n", shp(&s->scratch[i].shape), s->scratch[i].dtype->name,
-		       sz(u->scratch[i]));
+		printf("  scratch  %s %s = %s\n", calc_shape(&s->scratch[i].shape), s->scratch[i].dtype->name,
+		       calc_size(u->scratch[i]));
 	if (u->barriers)
-		printf("  barriers %d x 8 bytes = %s\n", s->barriers, sz(u->barriers));
+		printf("  barriers %d x 8 bytes = %s\n", s->barriers, calc_size(u->barriers));
 	if (u->reduction)
-		printf("  reduction scratch = %s\n", sz(u->reduction));
-	printf("shared memory: %s (%llu bytes)\n", sz(u->total), u->total);
+		printf("  reduction scratch = %s\n", calc_size(u->reduction));
+	printf("shared memory: %s (%llu bytes)\n", calc_size(u->total), u->total);
 }
 
 static void
@@ -178,7 +152,7 @@ print_fit(const struct sm_input *in, const struct sm_result *r)
 
 	if (f->stages_fit)
 		printf("fewer stages: %s=%d fits (%s):\n  compiler_params=%s(%s=%d)\n", knob(in),
-		       f->stages_fit, sz(f->stages_total), params(in), knob(in), f->stages_fit);
+		       f->stages_fit, calc_size(f->stages_total), params(in), knob(in), f->stages_fit);
 	else if (in->spec.stages > 1)
 		printf("fewer stages: even %s=1 does not fit this block\n", knob(in));
 	if (f->nsteps)
@@ -190,12 +164,12 @@ print_fit(const struct sm_input *in, const struct sm_result *r)
 
 		snprintf(stages, sizeof(stages), "%s=%d", knob(in), st->stages);
 		printf("  %2zu. %-37s %-14s %-23s %-10s %s\n", i + 1,
-		       smem_step_name(st->kind, in->spec.triton), shp(&st->block), stages,
-		       sz(st->total), st->fits ? "fits" : "too big");
+		       smem_step_name(st->kind, in->spec.triton), calc_shape(&st->block), stages,
+		       calc_size(st->total), st->fits ? "fits" : "too big");
 	}
 	if (f->found)
 		printf("largest block that fits with %s=%d: %s, %s\n", knob(in), in->spec.stages,
-		       shp(&f->block), sz(f->total));
+		       calc_shape(&f->block), calc_size(f->total));
 	else
 		printf("no block fits with %s=%d: the other operands, scratch and barriers alone "
 		       "are too big\n", knob(in), in->spec.stages);
@@ -224,11 +198,11 @@ print_human(const struct sm_input *in, const struct sm_result *r)
 
 	print_head(in);
 	print_usage(in, &r->usage);
-	printf("available: %s (%llu bytes)\n", sz(in->limit), in->limit);
+	printf("available: %s (%llu bytes)\n", calc_size(in->limit), in->limit);
 	if (r->fits) {
-		printf("fits: %s to spare\n", sz(in->limit - r->usage.total));
+		printf("fits: %s to spare\n", calc_size(in->limit - r->usage.total));
 	} else {
-		printf("does not fit: over by %s\n", sz(r->usage.total - in->limit));
+		printf("does not fit: over by %s\n", calc_size(r->usage.total - in->limit));
 		print_fit(in, r);
 	}
 	collect_notes(in, &notes);
@@ -349,42 +323,7 @@ struct sm_args {
 	bool json;
 };
 
-static int
-small_int(const char *s, int min, int max, int *out)
-{
-	char *end;
-	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-/* "in:2,out:1", either part optional (then 0). */
-static int
-parse_operands(const char *s, int *n_in, int *n_out)
-{
-	char copy[64], *save = NULL;
-
-	if (strlen(s) >= sizeof(copy))
-		return -1;
-	memcpy(copy, s, strlen(s) + 1);
-	*n_in = *n_out = 0;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':');
-
-		if (!colon)
-			return -1;
-		*colon = '\0';
-		if (strcmp(tok, "in") == 0 ? small_int(colon + 1, 0, 64, n_in) :
-		    strcmp(tok, "out") == 0 ? small_int(colon + 1, 0, 64, n_out) : -1)
-			return -1;
-	}
-	return *n_in + *n_out > 0 ? 0 : -1;
-}
 
 static int
 push_repeated(const char *opt, const char **v, size_t *n, const char *arg)
@@ -442,33 +381,7 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct sm_args *a)
 	return 0;
 }
 
-/* A dtype for a GPU: 64-bit types are fine here, unlike on TPU. */
-static const struct dtype *
-want_dtype(const struct chiptab *t, const char *s, struct pt_err *err)
-{
-	const struct dtype *dt = chiptab_find_dtype(t, s);
 
-	return dt ? dt : chiptab_want_dtype(t, s, err);
-}
-
-static int
-resolve_extra(const char *opt, const char *arg, const struct chiptab *t,
-	      const struct dtype *dflt, struct smem_operand *out)
-{
-	const struct cmd_entry *e = &cmd_smem_entry;
-	struct pt_err err = PT_ERR_INIT;
-	const char *colon = strrchr(arg, ':');
-	char dims[256];
-
-	if (strlen(arg) >= sizeof(dims))
-		return cmd_usage_error(e, "bad %s '%s': too long", opt, arg);
-	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
-	if (!(out->dtype = colon ? want_dtype(t, colon + 1, &err) : dflt))
-		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
-	if (shape_parse(&out->shape, dims, false, &err) < 0)
-		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
-	return 0;
-}
 
 static int
 resolve_gpu(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
@@ -505,16 +418,16 @@ resolve_counts(const struct sm_args *a, struct sm_input *in)
 
 	s->stages = s->triton && strcmp(in->gpu->vendor, "nvidia") == 0 ? 3 : 1;
 	in->stages_defaulted = !a->stages;
-	if (a->stages && small_int(a->stages, 1, 16, &s->stages) < 0)
+	if (a->stages && calc_small_int(a->stages, 1, 16, &s->stages) < 0)
 		return cmd_usage_error(e, "--stages takes a count from 1 to 16, not '%s'", a->stages);
-	if (a->operands && parse_operands(a->operands, &s->n_in, &s->n_out) < 0)
+	if (a->operands && calc_parse_operands(a->operands, &s->n_in, &s->n_out) < 0)
 		return cmd_usage_error(e, "--operands takes in:N,out:N (N from 0 to 64, not both 0), "
 				       "not '%s'", a->operands);
 	if (s->triton && (a->nscratch || a->barriers || a->reduction))
 		return cmd_usage_error(e, "%s: the Triton backend has no scratch_shapes, barriers "
 				       "or reduction scratch", a->nscratch ? "--scratch" :
 				       a->barriers ? "--barriers" : "--reduction-scratch");
-	if (a->barriers && small_int(a->barriers, 0, 4096, &s->barriers) < 0)
+	if (a->barriers && calc_small_int(a->barriers, 0, 4096, &s->barriers) < 0)
 		return cmd_usage_error(e, "--barriers takes a count from 0 to 4096, not '%s'",
 				       a->barriers);
 	if (a->reduction && vmem_parse_size(a->reduction, &s->reduction) < 0)
@@ -536,15 +449,15 @@ resolve(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
 	s->n_in = s->n_out = 1;
 	if ((rc = resolve_gpu(a, t, in)) != 0 || (rc = resolve_counts(a, in)) != 0)
 		return rc;
-	if (!(s->dtype = want_dtype(t, a->dtype, &err)))
+	if (!(s->dtype = calc_want_dtype(t, a->dtype, true, &err)))
 		return cmd_usage_error(e, "%s", err.msg);
 	if (shape_parse(&s->block, a->block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
 	for (size_t i = 0; i < a->nother; i++, s->nother++)
-		if ((rc = resolve_extra("--operand", a->other[i], t, s->dtype, &s->other[i])) != 0)
+		if ((rc = calc_operand(&cmd_smem_entry, "--operand", a->other[i], t, true, s->dtype, &s->other[i].shape, &s->other[i].dtype)) != 0)
 			return rc;
 	for (size_t i = 0; i < a->nscratch; i++, s->nscratch++)
-		if ((rc = resolve_extra("--scratch", a->scratch[i], t, s->dtype, &s->scratch[i])) != 0)
+		if ((rc = calc_operand(&cmd_smem_entry, "--scratch", a->scratch[i], t, true, s->dtype, &s->scratch[i].shape, &s->scratch[i].dtype)) != 0)
 			return rc;
 	in->limit = in->gpu->smem_block_optin;
 	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))

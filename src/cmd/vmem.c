@@ -17,6 +17,7 @@
 
 #include "pt/block.h"
 #include "pt/chips.h"
+#include "calc_args.h"
 #include "cmd.h"
 #include "pt/json.h"
 #include "pt/rules.h"
@@ -71,34 +72,7 @@ struct vm_result {
 	bool proposal_disputed;         /* allowed only by a disputed VMEM size */
 };
 
-/* "7 MiB" for printf, in one of a few rotating buffers. */
-static const char *
-sz(unsigned long long v)
-{
-	static char out[6][48];
-	static int k;
-	struct buf b = BUF_INIT;
 
-	vmem_format_size(v, &b);
-	k = (k + 1) % 6;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
-}
-
-static const char *
-shp(const struct shape *s)
-{
-	static char out[4][128];
-	static int k;
-	struct buf b = BUF_INIT;
-
-	shape_format(s, &b);
-	k = (k + 1) % 4;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
-}
 
 /* ---- the computation ---- */
 
@@ -140,15 +114,15 @@ print_budget(const struct vm_input *in, const struct vmem_budget *b)
 {
 	const struct chip *c = in->spec.chip;
 
-	printf("chip %s: %s of VMEM per core", c->name, sz(b->physical));
+	printf("chip %s: %s of VMEM per core", c->name, calc_size(b->physical));
 	if (b->from == VMEM_LIMIT_GIVEN)
-		printf(", scoped limit %s (--limit)", sz(b->limit));
+		printf(", scoped limit %s (--limit)", calc_size(b->limit));
 	else if (b->from == VMEM_LIMIT_DEFAULT)
-		printf(", scoped limit %s (the %s default)", sz(b->limit), c->name);
+		printf(", scoped limit %s (the %s default)", calc_size(b->limit), c->name);
 	else
 		printf(", no default scoped limit known: the budget is all of VMEM");
 	if (b->internal)
-		printf(", Mosaic internal scratch %s", sz(b->internal));
+		printf(", Mosaic internal scratch %s", calc_size(b->internal));
 	putchar('\n');
 }
 
@@ -157,9 +131,9 @@ print_alloc_head(const char *what, const struct vmem_alloc *a, const struct dtyp
 {
 	bool rank1 = a->shape.rank == 1, padded = !shape_equal(&a->padded, &a->shape);
 
-	printf("%s %s %s", what, shp(&a->shape), dt->name);
+	printf("%s %s %s", what, calc_shape(&a->shape), dt->name);
 	if (padded)
-		printf(", padded to %s", shp(&a->padded));
+		printf(", padded to %s", calc_shape(&a->padded));
 	if (!rank1)
 		printf(padded ? " by the (%d, %d) tile" : ", tile (%d, %d)", a->tile, lanes);
 }
@@ -171,27 +145,27 @@ print_usage(const struct vm_input *in, const struct vmem_usage *u)
 	const struct vmem_alloc *b = &u->block;
 
 	print_alloc_head("block", b, s->dtype, s->chip->lanes);
-	printf(": %s per buffer", sz(b->bytes));
+	printf(": %s per buffer", calc_size(b->bytes));
 	if (b->bytes != b->unpadded)
-		printf(" (%s unpadded)", sz(b->unpadded));
+		printf(" (%s unpadded)", calc_size(b->unpadded));
 	putchar('\n');
 	if (s->n_in)
 		printf("  inputs   %d x %d buffer%s x %s = %s\n", s->n_in, s->buffers,
-		       s->buffers == 1 ? "" : "s", sz(b->bytes),
-		       sz(b->bytes * (unsigned)s->n_in * (unsigned)s->buffers));
+		       s->buffers == 1 ? "" : "s", calc_size(b->bytes),
+		       calc_size(b->bytes * (unsigned)s->n_in * (unsigned)s->buffers));
 	if (s->n_out)
 		printf("  outputs  %d x %d buffer%s x %s = %s\n", s->n_out, s->buffers,
-		       s->buffers == 1 ? "" : "s", sz(b->bytes),
-		       sz(b->bytes * (unsigned)s->n_out * (unsigned)s->buffers));
+		       s->buffers == 1 ? "" : "s", calc_size(b->bytes),
+		       calc_size(b->bytes * (unsigned)s->n_out * (unsigned)s->buffers));
 	for (size_t i = 0; i < u->nother; i++) {
 		print_alloc_head("  operand ", &u->other[i], s->other[i].dtype, s->chip->lanes);
-		printf(": %d x %s = %s\n", s->buffers, sz(u->other[i].bytes), sz(u->other[i].total));
+		printf(": %d x %s = %s\n", s->buffers, calc_size(u->other[i].bytes), calc_size(u->other[i].total));
 	}
 	for (size_t i = 0; i < u->nscratch; i++) {
 		print_alloc_head("  scratch ", &u->scratch[i], s->scratch[i].dtype, s->chip->lanes);
-		printf(" = %s\n", sz(u->scratch[i].bytes));
+		printf(" = %s\n", calc_size(u->scratch[i].bytes));
 	}
-	printf("working set: %s (%llu bytes)\n", sz(u->total), u->total);
+	printf("working set: %s (%llu bytes)\n", calc_size(u->total), u->total);
 }
 
 static const char *
@@ -214,8 +188,8 @@ print_steps(const struct vmem_bisect *bs)
 		const struct vmem_step *st = &bs->steps[i];
 
 		printf("  %2zu. %-34s %-16s %d buffer%s  %-10s %s\n", i + 1,
-		       vmem_step_name(st->kind), shp(&st->block), st->buffers,
-		       st->buffers == 1 ? " " : "s", sz(st->total), st->fits ? "fits" : "too big");
+		       vmem_step_name(st->kind), calc_shape(&st->block), st->buffers,
+		       st->buffers == 1 ? " " : "s", calc_size(st->total), st->fits ? "fits" : "too big");
 	}
 }
 
@@ -226,15 +200,15 @@ print_shrink(const struct vm_input *in, const struct vm_result *r)
 
 	print_steps(bs);
 	if (bs->found) {
-		printf("largest block that fits: %s with %d buffer%s, %s\n", shp(&bs->block),
-		       bs->buffers, bs->buffers == 1 ? "" : "s", sz(bs->total));
+		printf("largest block that fits: %s with %d buffer%s, %s\n", calc_shape(&bs->block),
+		       bs->buffers, bs->buffers == 1 ? "" : "s", calc_size(bs->total));
 		if (in->spec.nscratch)
 			printf("  (scratch kept as given; if it is sized by the block, it shrinks too)\n");
 	} else {
-		printf("no block fits: even %s with %d buffer%s needs more than %s", shp(&bs->block),
-		       bs->buffers, bs->buffers == 1 ? "" : "s", sz(r->budget.avail));
+		printf("no block fits: even %s with %d buffer%s needs more than %s", calc_shape(&bs->block),
+		       bs->buffers, bs->buffers == 1 ? "" : "s", calc_size(r->budget.avail));
 		if (r->usage.scratch_bytes)
-			printf(" (the scratch alone is %s)", sz(r->usage.scratch_bytes));
+			printf(" (the scratch alone is %s)", calc_size(r->usage.scratch_bytes));
 		putchar('\n');
 	}
 }
@@ -246,16 +220,16 @@ print_proposal(const struct vm_input *in, const struct vm_result *r)
 
 	if (!r->proposal) {
 		printf("raising the limit cannot help: %s (working set plus internal scratch) is more "
-		       "than the %s of VMEM on %s\n", sz(r->need), sz(c->vmem_bytes), c->name);
+		       "than the %s of VMEM on %s\n", calc_size(r->need), calc_size(c->vmem_bytes), c->name);
 		return;
 	}
 	printf("to keep %s, raise this kernel's limit to %s:\n"
 	       "  compiler_params=pltpu.CompilerParams(vmem_limit_bytes=%llu)\n",
-	       shp(&in->spec.block), sz(r->proposal), r->proposal);
+	       calc_shape(&in->spec.block), calc_size(r->proposal), r->proposal);
 	printf("  (%s of working set and internal scratch, plus a quarter, at least 4 MiB, of "
-	       "headroom)\n", sz(r->need));
+	       "headroom)\n", calc_size(r->need));
 	if (r->proposal_disputed)
-		printf("  beyond the %s JAX lists for %s: %s\n", sz(c->vmem_bytes), c->name,
+		printf("  beyond the %s JAX lists for %s: %s\n", calc_size(c->vmem_bytes), c->name,
 		       dispute_source(c, "vmem_bytes"));
 }
 
@@ -269,10 +243,10 @@ collect_notes(const struct vm_input *in, const struct vm_result *r, struct buf *
 
 	if (b->from == VMEM_LIMIT_GIVEN && b->limit > b->physical)
 		buf_addf(out, "the limit %s is more than the %s of VMEM on %s: the physical size "
-			 "bounds the budget\n", sz(b->limit), sz(b->physical), c->name);
+			 "bounds the budget\n", calc_size(b->limit), calc_size(b->physical), c->name);
 	if (b->from == VMEM_LIMIT_DEFAULT && alt)
 		buf_addf(out, "the default scoped limit is disputed: %s also seen (%s); the limit "
-			 "your log prints wins: pass it with --limit\n", sz(alt),
+			 "your log prints wins: pass it with --limit\n", calc_size(alt),
 			 dispute_source(c, "scoped_vmem_default_bytes"));
 	if (b->from == VMEM_LIMIT_PHYSICAL)
 		buf_addf(out, "no default scoped limit is known for %s; the limit your log prints "
@@ -293,15 +267,15 @@ print_human(const struct vm_input *in, const struct vm_result *r)
 
 	print_budget(in, b);
 	print_usage(in, &r->usage);
-	printf("available: %s (%llu bytes)", sz(b->avail), b->avail);
+	printf("available: %s (%llu bytes)", calc_size(b->avail), b->avail);
 	if (b->internal)
-		printf(" = %s - %s internal scratch", sz(b->limit < b->physical ? b->limit
-							 : b->physical), sz(b->internal));
+		printf(" = %s - %s internal scratch", calc_size(b->limit < b->physical ? b->limit
+							 : b->physical), calc_size(b->internal));
 	putchar('\n');
 	if (r->fits) {
-		printf("fits: %s to spare\n", sz(b->avail - r->usage.total));
+		printf("fits: %s to spare\n", calc_size(b->avail - r->usage.total));
 	} else {
-		printf("does not fit: over by %s\n", sz(r->usage.total - b->avail));
+		printf("does not fit: over by %s\n", calc_size(r->usage.total - b->avail));
 		print_shrink(in, r);
 		print_proposal(in, r);
 	}
@@ -447,42 +421,7 @@ struct vm_args {
 	bool json;
 };
 
-static int
-small_int(const char *s, int min, int max, int *out)
-{
-	char *end;
-	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-/* "in:2,out:1", either part optional (then 0). */
-static int
-parse_operands(const char *s, int *n_in, int *n_out)
-{
-	char copy[64], *save = NULL;
-
-	if (strlen(s) >= sizeof(copy))
-		return -1;
-	memcpy(copy, s, strlen(s) + 1);
-	*n_in = *n_out = 0;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':');
-
-		if (!colon)
-			return -1;
-		*colon = '\0';
-		if (strcmp(tok, "in") == 0 ? small_int(colon + 1, 0, 64, n_in) :
-		    strcmp(tok, "out") == 0 ? small_int(colon + 1, 0, 64, n_out) : -1)
-			return -1;
-	}
-	return *n_in + *n_out > 0 ? 0 : -1;
-}
 
 static int
 parse_args(int argc, char **argv, struct pt_ctx *ctx, struct vm_args *a)
@@ -536,26 +475,6 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct vm_args *a)
 	return 0;
 }
 
-/* DIMS[:DTYPE] of --scratch or --operand (`opt`) into *out. */
-static int
-resolve_extra(const char *opt, const char *arg, const struct chiptab *t,
-	      const struct dtype *dflt, struct vmem_scratch *out)
-{
-	const struct cmd_entry *e = &cmd_vmem_entry;
-	struct pt_err err = PT_ERR_INIT;
-	const char *colon = strrchr(arg, ':');
-	char dims[256];
-
-	if (strlen(arg) >= sizeof(dims))
-		return cmd_usage_error(e, "bad %s '%s': too long", opt, arg);
-	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
-	out->dtype = colon ? chiptab_want_dtype(t, colon + 1, &err) : dflt;
-	if (!out->dtype)
-		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
-	if (shape_parse(&out->shape, dims, false, &err) < 0)
-		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
-	return 0;
-}
 
 static int
 resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
@@ -574,16 +493,16 @@ resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
 		return cmd_usage_error(e, "%s", err.msg);
 	if (shape_parse(&s->block, a->block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
-	if (a->buffers && small_int(a->buffers, 1, 16, &s->buffers) < 0)
+	if (a->buffers && calc_small_int(a->buffers, 1, 16, &s->buffers) < 0)
 		return cmd_usage_error(e, "--buffers takes a count from 1 to 16, not '%s'", a->buffers);
-	if (a->operands && parse_operands(a->operands, &s->n_in, &s->n_out) < 0)
+	if (a->operands && calc_parse_operands(a->operands, &s->n_in, &s->n_out) < 0)
 		return cmd_usage_error(e, "--operands takes in:N,out:N (N from 0 to 64, not both 0), "
 				       "not '%s'", a->operands);
 	for (size_t i = 0; i < a->nother; i++, s->nother++)
-		if ((rc = resolve_extra("--operand", a->other[i], t, s->dtype, &s->other[i])) != 0)
+		if ((rc = calc_operand(&cmd_vmem_entry, "--operand", a->other[i], t, false, s->dtype, &s->other[i].shape, &s->other[i].dtype)) != 0)
 			return rc;
 	for (size_t i = 0; i < a->nscratch; i++, s->nscratch++)
-		if ((rc = resolve_extra("--scratch", a->scratch[i], t, s->dtype, &s->scratch[i])) != 0)
+		if ((rc = calc_operand(&cmd_vmem_entry, "--scratch", a->scratch[i], t, false, s->dtype, &s->scratch[i].shape, &s->scratch[i].dtype)) != 0)
 			return rc;
 	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))
 		return cmd_usage_error(e, "--limit takes a size such as 32M, 48MiB or 33554432, "

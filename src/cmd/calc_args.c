@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* Arguments and output pieces shared by check-block, vmem and smem; see calc_args.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calc_args.h"
+#include "pt/buf.h"
+#include "pt/vmem.h"
+
+const char *
+calc_size(unsigned long long v)
+{
+	static char out[6][48];
+	static int k;
+	struct buf b = BUF_INIT;
+
+	vmem_format_size(v, &b);
+	k = (k + 1) % 6;
+	snprintf(out[k], sizeof(out[k]), "%s", b.data);
+	buf_release(&b);
+	return out[k];
+}
+
+const char *
+calc_shape(const struct shape *s)
+{
+	static char out[4][128];
+	static int k;
+	struct buf b = BUF_INIT;
+
+	shape_format(s, &b);
+	k = (k + 1) % 4;
+	snprintf(out[k], sizeof(out[k]), "%s", b.data);
+	buf_release(&b);
+	return out[k];
+}
+
+int
+calc_small_int(const char *s, int min, int max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int
+calc_parse_operands(const char *s, int *n_in, int *n_out)
+{
+	char copy[64], *save = NULL;
+
+	if (strlen(s) >= sizeof(copy))
+		return -1;
+	memcpy(copy, s, strlen(s) + 1);
+	*n_in = *n_out = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (!colon)
+			return -1;
+		*colon = '\0';
+		if (strcmp(tok, "in") == 0 ? calc_small_int(colon + 1, 0, 64, n_in) :
+		    strcmp(tok, "out") == 0 ? calc_small_int(colon + 1, 0, 64, n_out) : -1)
+			return -1;
+	}
+	return *n_in + *n_out > 0 ? 0 : -1;
+}
+
+const struct dtype *
+calc_want_dtype(const struct chiptab *t, const char *s, bool gpu, struct pt_err *err)
+{
+	const struct dtype *dt = chiptab_find_dtype(t, s);
+
+	return dt && gpu ? dt : chiptab_want_dtype(t, s, err);
+}
+
+int
+calc_operand(const struct cmd_entry *e, const char *opt, const char *arg,
+	     const struct chiptab *t, bool gpu, const struct dtype *dflt, struct shape *shape,
+	     const struct dtype **dtype)
+{
+	struct pt_err err = PT_ERR_INIT;
+	const char *colon = strrchr(arg, ':');
+	char dims[256];
+
+	if (strlen(arg) >= sizeof(dims))
+		return cmd_usage_error(e, "bad %s '%s': too long", opt, arg);
+	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+	if (!(*dtype = colon ? calc_want_dtype(t, colon + 1, gpu, &err) : dflt))
+		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
+	if (shape_parse(shape, dims, false, &err) < 0)
+		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the calculator commands (check-block, vmem, smem) read from their
+ * arguments and print the same way: sizes and shapes as text, counts,
+ * "in:N,out:M", DIMS[:DTYPE] operands, dtypes. Command code: it reports a
+ * bad argument as a usage error of the command given.
+ */
+#ifndef PT_CMD_CALC_ARGS_H
+#define PT_CMD_CALC_ARGS_H
+
+#include <stdbool.h>
+#include "cmd.h"
+#include "pt/block.h"
+#include "pt/chips.h"
+
+/* A size ("24 MiB") or a shape ("(8, 128)") as text, in one of a few static
+ * buffers that rotate, so that several fit in one printf. */
+const char *calc_size(unsigned long long v);
+const char *calc_shape(const struct shape *s);
+/* A decimal integer in [min, max] into *out; -1 when s is not one. */
+int calc_small_int(const char *s, int min, int max, int *out);
+/* "in:2,out:1", either part optional (then 0), not both 0; -1 when malformed. */
+int calc_parse_operands(const char *s, int *n_in, int *n_out);
+/*
+ * A dtype by name. On a GPU any dtype of the table is taken; on a TPU the
+ * ones Pallas TPU refuses (64-bit) are errors. NULL with err set.
+ */
+const struct dtype *calc_want_dtype(const struct chiptab *t, const char *s, bool gpu,
+				    struct pt_err *err);
+/*
+ * An operand given as DIMS[:DTYPE] to option opt of command e: its shape,
+ * and its dtype (dflt when the argument names none). Returns 0, or the
+ * usage error's exit status after printing it.
+ */
+int calc_operand(const struct cmd_entry *e, const char *opt, const char *arg,
+		 const struct chiptab *t, bool gpu, const struct dtype *dflt, struct shape *shape,
+		 const struct dtype **dtype);
+
+#endif
