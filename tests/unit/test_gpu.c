@@ -10,6 +10,7 @@
 
 #include "test.h"
 
+#include "pt/advice.h"
 #include "pt/buf.h"
 #include "pt/classify.h"
 #include "pt/gpu_block.h"
