@@ -317,7 +317,7 @@ session_resume_run(int argc, char **argv, struct pt_ctx *ctx)
 	o.json = a.json;
 	o.fixed_now = ctx->env.now;
 	o.threads = ctx->env.threads;
-	if (!a.answers && !walk_interactive(ctx->no_input))
+	if (!a.answers && !walk_interactive(ctx->no_input, a.json ? stderr : stdout))
 		return cmd_usage_error(&session_resume_entry, "no terminal to ask on: give "
 				       "--answers FILE, or record attempts with 'pallas-triage attempt'");
 	return walk_resume(ctx->rules, &o);

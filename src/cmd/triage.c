@@ -36,8 +36,9 @@ const struct cmd_entry cmd_triage_entry = {
 	"  --color WHEN      auto (default), always or never; NO_COLOR is respected\n"
 	"\n"
 	"LOG is a file, or '-' for standard input; with no LOG, standard input is read\n"
-	"when it is not a terminal. At a terminal (also when the log is piped in), the\n"
-	"diagnosis is followed by the walk of the fix ladder, asked on /dev/tty.\n"
+	"when it is not a terminal. When standard output is a terminal (also when the\n"
+	"log is piped in), the diagnosis is followed by the walk of the fix ladder,\n"
+	"asked on /dev/tty; piped on (| less) or with --json, nothing is asked.\n"
 	"\n"
 	"exit status: 0 a Pallas failure class was identified, 1 no Pallas failure\n"
 	"recognized, 2 usage error, 3 bad input data (rules, log, session), 4 system error;\n"
@@ -106,6 +107,9 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (strcmp(path, "-") == 0 && optind == argc && isatty(STDIN_FILENO))
 		return cmd_usage_error(&cmd_triage_entry,
 				       "no log given: name a file, or pipe one in (python k.py 2>&1 | pallas-triage)");
+	if (wo.answers && json)
+		return cmd_usage_error(&cmd_triage_entry, "--json never walks the ladder; "
+				       "--answers walks it");
 	if (wo.answers && strcmp(wo.answers, "-") == 0 && strcmp(path, "-") == 0)
 		return cmd_usage_error(&cmd_triage_entry,
 				       "the log and --answers cannot both come from standard input");
@@ -117,8 +121,10 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 		fprintf(stderr, "pallas-triage: error: '%s' is empty: there is nothing to triage\n", name);
 		return PT_EXIT_DATA;
 	}
-	/* A walk shows the rungs one at a time; without one, the whole ladder is the answer. */
-	walk = v.cls != CLASS_UNKNOWN && (wo.answers || walk_interactive(ctx->no_input));
+	/* A walk shows the rungs one at a time; without one, the whole ladder is
+	 * the answer. JSON is for programs: nobody is there to answer. */
+	walk = v.cls != CLASS_UNKNOWN && !json &&
+	       (wo.answers || walk_interactive(ctx->no_input, stdout));
 	rc = print_verdict(ctx, &v, name, json, !walk);
 	if (walk) {
 		wo.json = json;

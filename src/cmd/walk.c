@@ -616,13 +616,11 @@ walk_resume(const struct ruleset *rs, const struct walk_opts *o)
 }
 
 bool
-walk_interactive(bool no_input)
+walk_interactive(bool no_input, FILE *talk)
 {
 	int fd;
 
-	if (no_input)
-		return false;
-	if (!isatty(STDIN_FILENO) && !isatty(STDOUT_FILENO) && !isatty(STDERR_FILENO))
+	if (no_input || !isatty(fileno(talk)))
 		return false;
 	if ((fd = open("/dev/tty", O_RDWR | O_CLOEXEC)) < 0)
 		return false;

@@ -24,6 +24,7 @@
 #define PT_CMD_WALK_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "pt/classify.h"
 #include "pt/rules.h"
 
@@ -38,12 +39,13 @@ struct walk_opts {
 };
 
 /*
- * Should `triage` walk after printing the diagnosis? True when no_input
- * (--no-input) is false, one of stdin, stdout and stderr is a terminal (so a
- * test harness that captures all three never blocks on a prompt), and
- * /dev/tty opens. --answers walks regardless of this.
+ * Is there a person to ask? True when no_input (--no-input) is false, talk
+ * (the stream the walk would print its questions on: stdout, or stderr for
+ * `session resume --json`) is a terminal, and /dev/tty opens. So
+ * `pallas-triage LOG | less` and a harness that captures stdout never get a
+ * prompt that fights them for the terminal. --answers walks regardless.
  */
-bool walk_interactive(bool no_input);
+bool walk_interactive(bool no_input, FILE *talk);
 
 /*
  * Walk rs's ladder for verdict v (classified from log_name, as the user
