@@ -115,15 +115,34 @@ wants_report(const struct session *s)
 	return s->status == SESSION_BLOCKED || s->nattempts >= SESSION_ATTEMPT_CAP;
 }
 
-static int
-write_report(struct session *s, const struct ruleset *rs, bool redact, struct pt_err *err)
+char *
+session_report_dir(const char *dir)
 {
+	size_t n = strlen(dir);
+	const char *slash;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	for (slash = dir + n; slash > dir && slash[-1] != '/'; slash--)
+		;
+	if (slash == dir)
+		return xstrdup(".");
+	while (slash > dir + 1 && slash[-2] == '/')
+		slash--;
+	return slash == dir + 1 ? xstrdup("/") : xstrndup(dir, (size_t)(slash - dir - 1));
+}
+
+static int
+write_report(struct session_txn *t, const struct ruleset *rs, bool redact, struct pt_err *err)
+{
+	struct session *s = t->s;
 	struct report r;
-	char *md = NULL, *js = NULL;
+	char *md = NULL, *js = NULL, *where = session_report_dir(t->dir);
 	int rc;
 
 	report_build(&r, s, rs, redact);
-	rc = report_write_files(&r, ".", &md, &js, err);
+	rc = report_write_files(&r, where, &md, &js, err);
+	free(where);
 	report_release(&r);
 	if (rc < 0)
 		return -1;
@@ -145,7 +164,7 @@ session_commit(struct session_txn *t, const struct ruleset *rs, bool redact, str
 		return -1;
 	if (!wants_report(s))
 		return 0;
-	if (write_report(s, rs, redact, err) < 0)
+	if (write_report(t, rs, redact, err) < 0)
 		return -1;
 	return session_save(s, t->dir, err);
 }

@@ -351,6 +351,12 @@ int session_commit(struct session_txn *t, const struct ruleset *rs, bool redact,
 int session_txn_save_log(struct session_txn *t, const char *data, size_t len, char **path,
 			 struct pt_err *err);
 
+/*
+ * Where the report files of the session in dir go: the directory that holds
+ * dir (the working directory for SESSION_DIR). Returns a new string.
+ */
+char *session_report_dir(const char *dir);
+
 /* Unlock and free t->s; t may be unopened or failed. */
 void session_txn_release(struct session_txn *t);
 

@@ -173,7 +173,7 @@ cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
 		return rc;
-	if (session_open_locked(&t, SESSION_DIR, ctx->env.now, &err) < 0)
+	if (session_open_locked(&t, cmd_session_dir(ctx), ctx->env.now, &err) < 0)
 		goto fail;
 	before = t.s->nattempts;
 	if (record(&t, ctx->rules, ctx->env.threads, &a, &nw, &err) < 0 ||

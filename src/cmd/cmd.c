@@ -14,6 +14,7 @@
 #include "pt/packs.h"
 #include "pt/rules.h"
 #include "pt/rules_cache.h"
+#include "pt/session.h"
 #include "pt/term.h"
 #include "pt/xalloc.h"
 
@@ -207,6 +208,14 @@ cmd_use_color(const struct pt_ctx *ctx, FILE *fp)
 	return isatty(fileno(fp));
 }
 
+const char *
+cmd_session_dir(const struct pt_ctx *ctx)
+{
+	if (ctx->session_dir)
+		return ctx->session_dir;
+	return ctx->env.session_dir ? ctx->env.session_dir : SESSION_DIR;
+}
+
 /*
  * The rules must be loaded before run(), but --rules may come after the
  * command name (`pallas-triage triage --rules DIR log`): look for the global
@@ -300,6 +309,11 @@ cmd_global_option(const struct cmd_entry *e, struct pt_ctx *ctx, int c, const ch
 		return 0;
 	case OPT_GLOBAL_NO_INPUT:
 		ctx->no_input = true;
+		return 0;
+	case OPT_GLOBAL_SESSION_DIR:
+		if (!*arg)
+			return cmd_usage_error(e, "--session-dir needs a directory");
+		ctx->session_dir = arg;
 		return 0;
 	default:
 		/* getopt_long already said what was wrong */

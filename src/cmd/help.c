@@ -18,7 +18,8 @@ const struct cmd_entry cmd_help_entry = {
 static void
 overview(void)
 {
-	printf("usage: pallas-triage [--rules DIR] [--color WHEN] [--no-input] [COMMAND] [ARGS]\n"
+	printf("usage: pallas-triage [--rules DIR] [--color WHEN] [--no-input] [--session-dir DIR]\n"
+	       "                     [COMMAND] [ARGS]\n"
 	       "       pallas-triage [OPTIONS] LOG\n"
 	       "       python kernel.py 2>&1 | pallas-triage\n\n"
 	       "Classify a JAX Pallas TPU kernel failure (layout, capacity, synchronization,\n"

@@ -219,7 +219,7 @@ session_prepare(const struct run_args *a, const struct pt_ctx *ctx, struct run_s
 
 	if (a->no_record)
 		return 0;
-	if (peek_status(SESSION_DIR, &st, err) < 0)
+	if (peek_status(cmd_session_dir(ctx), &st, err) < 0)
 		return -1;
 	if (st != SESSION_IN_PROGRESS) {
 		if (a->rung || a->change)
@@ -232,7 +232,7 @@ session_prepare(const struct run_args *a, const struct pt_ctx *ctx, struct run_s
 	if (custom && (!a->change || !*a->change))
 		return pt_err_set(err, PT_EXIT_USAGE, "an attempt off the ladder needs --change: "
 				  "say what was changed");
-	if (session_open_locked(&rsn->t, SESSION_DIR, ctx->env.now, err) < 0) {
+	if (session_open_locked(&rsn->t, cmd_session_dir(ctx), ctx->env.now, err) < 0) {
 		size_t len = strlen(err->msg);
 
 		snprintf(err->msg + len, sizeof(err->msg) - len, "; nothing was run "

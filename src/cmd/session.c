@@ -258,9 +258,9 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 		return pt_report(&err);
 	have_v = true;
 	log = strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind];
-	if (session_open_for(&t, SESSION_DIR, &v, log, a.kernel, ctx->env.now, &opened, &err) < 0)
+	if (session_open_for(&t, cmd_session_dir(ctx), &v, log, a.kernel, ctx->env.now, &opened, &err) < 0)
 		goto fail;
-	session_print_opened(a.json ? stderr : stdout, SESSION_DIR, t.s, &opened);
+	session_print_opened(a.json ? stderr : stdout, cmd_session_dir(ctx), t.s, &opened);
 	if (ans != INTERP_UNASKED && t.s->interp == INTERP_UNASKED &&
 	    session_interpret(t.s, ans, &nw, &err) < 0)
 		goto fail;
@@ -295,7 +295,7 @@ session_status_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse(&session_status_entry, argc, argv, ctx, &a, ALLOW(OPT_JSON))) != 0)
 		return rc;
-	if (session_load(SESSION_DIR, &s, &err) < 0)
+	if (session_load(cmd_session_dir(ctx), &s, &err) < 0)
 		return pt_report(&err);
 	print_result(s, ctx->rules, NULL, a.json);
 	session_free(s);
@@ -317,6 +317,7 @@ session_resume_run(int argc, char **argv, struct pt_ctx *ctx)
 	o.json = a.json;
 	o.fixed_now = ctx->env.now;
 	o.threads = ctx->env.threads;
+	o.dir = cmd_session_dir(ctx);
 	if (!a.answers && !walk_interactive(ctx->no_input, a.json ? stderr : stdout))
 		return cmd_usage_error(&session_resume_entry, "no terminal to ask on: give "
 				       "--answers FILE, or record attempts with 'pallas-triage attempt'");
@@ -385,7 +386,7 @@ session_log_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse(&session_log_entry, argc, argv, ctx, &a, ALLOW(OPT_JSON))) != 0)
 		return rc;
-	if (session_load(SESSION_DIR, &s, &err) < 0)
+	if (session_load(cmd_session_dir(ctx), &s, &err) < 0)
 		return pt_report(&err);
 	if (a.json)
 		print_json(session_log_json(s));
@@ -405,13 +406,13 @@ session_reset_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse(&session_reset_entry, argc, argv, ctx, &a, 0)) != 0)
 		return rc;
-	if (!session_exists(SESSION_DIR)) {
-		printf("no session in %s: nothing to reset\n", SESSION_DIR);
+	if (!session_exists(cmd_session_dir(ctx))) {
+		printf("no session in %s: nothing to reset\n", cmd_session_dir(ctx));
 		return PT_EXIT_OK;
 	}
-	if ((lock = session_lock(SESSION_DIR, &err)) < 0)
+	if ((lock = session_lock(cmd_session_dir(ctx), &err)) < 0)
 		return pt_report(&err);
-	rc = session_archive(SESSION_DIR, &arch, &err);
+	rc = session_archive(cmd_session_dir(ctx), &arch, &err);
 	session_unlock(lock);
 	if (rc < 0)
 		return pt_report(&err);

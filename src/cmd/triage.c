@@ -129,6 +129,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (walk) {
 		wo.json = json;
 		wo.fixed_now = ctx->env.now;
+		wo.dir = cmd_session_dir(ctx);
 		wo.threads = ctx->env.threads;
 		fflush(stdout);
 		rc = walk_after_triage(ctx->rules, &v, name, &wo);

@@ -395,6 +395,24 @@ test_txn(const struct ruleset *rs)
 	CHECK(chdir("/") == 0 && system(rm) == 0);
 }
 
+/* The report of a session goes beside its directory, so a session kept
+ * elsewhere (--session-dir) never writes into a read-only working directory. */
+static void
+test_report_dir(void)
+{
+	static const char *const cases[][2] = {
+		{ ".pallas-triage", "." }, { "a/b", "a" }, { "a//b/", "a" }, { "/s", "/" },
+		{ "/tmp/x/s", "/tmp/x" }, { "s/", "." },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = session_report_dir(cases[i][0]);
+
+		CHECK_STREQ(d, cases[i][1]);
+		free(d);
+	}
+}
+
 int
 main(void)
 {
@@ -411,6 +429,7 @@ main(void)
 	test_redact();
 	test_report(rs);
 	test_txn(rs);
+	test_report_dir();
 	ruleset_free(rs);
 	return TEST_DONE();
 }
