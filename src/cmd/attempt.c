@@ -149,15 +149,19 @@ static void
 print_outcome(const struct session *s, const struct ruleset *rs, const struct session_news *nw,
 	      size_t before)
 {
+	struct wrap_out wo;
+
+	cmd_wrap_open(&wo, stdout);
 	if (s->nattempts > before) {
 		const struct attempt *t = &s->attempts[s->nattempts - 1];
 
-		printf("recorded attempt %d of %d: %s: %s\n", t->n, SESSION_ATTEMPT_CAP, t->rung,
-		       attempt_result_name(t->result));
+		fprintf(wo.fp, "recorded attempt %d of %d: %s: %s\n", t->n, SESSION_ATTEMPT_CAP,
+			t->rung, attempt_result_name(t->result));
 	}
-	session_print_news(stdout, nw);
-	session_print_next(stdout, s, rs, nw);
-	session_print_closing(stdout, s);
+	session_print_news(wo.fp, nw);
+	session_print_next(wo.fp, s, rs, nw);
+	session_print_closing(wo.fp, s);
+	wrap_out_close(&wo);
 }
 
 static int

@@ -208,6 +208,13 @@ cmd_use_color(const struct pt_ctx *ctx, FILE *fp)
 	return isatty(fileno(fp));
 }
 
+void
+cmd_wrap_open(struct wrap_out *o, FILE *fp)
+{
+	/* COLUMNS is the shell's, not ours: it says how wide the terminal is */
+	wrap_out_open(o, fp, wrap_width(fileno(fp), getenv("COLUMNS")));
+}
+
 const char *
 cmd_session_dir(const struct pt_ctx *ctx)
 {

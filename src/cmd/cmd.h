@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "pt/diag.h"
 #include "pt/settings.h"
+#include "pt/wrap.h"
 
 struct ruleset;
 
@@ -65,6 +66,12 @@ int cmd_check_args(const struct cmd_entry *e, int argc, int optind_);
 int cmd_load_rules(struct pt_ctx *ctx);
 /* Should output to fp be coloured, given --color and NO_COLOR? */
 bool cmd_use_color(const struct pt_ctx *ctx, FILE *fp);
+/*
+ * Print to fp through o, wrapped at the terminal's width when fp is a
+ * terminal (COLUMNS, else the terminal's own width); wrap_out_close(o) at
+ * the end, wrap_out_flush(o) before waiting for the user.
+ */
+void cmd_wrap_open(struct wrap_out *o, FILE *fp);
 /* The session directory: --session-dir, else $PALLAS_TRIAGE_SESSION_DIR, else SESSION_DIR. */
 const char *cmd_session_dir(const struct pt_ctx *ctx);
 

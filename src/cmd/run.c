@@ -318,32 +318,32 @@ out:
 }
 
 static void
-session_print(const struct run_session *rsn, const struct ruleset *rs)
+session_print(FILE *out, const struct run_session *rsn, const struct ruleset *rs)
 {
 	const struct session *s = rsn->t.s;
 
 	if (!s)
 		return;
-	fputc('\n', stdout);
+	fputc('\n', out);
 	if (rsn->recorded) {
 		const struct attempt *t = &s->attempts[s->nattempts - 1];
 
-		printf("session: recorded attempt %d of %d: %s: %s\n", t->n, SESSION_ATTEMPT_CAP,
-		       t->rung, attempt_result_name(t->result));
+		fprintf(out, "session: recorded attempt %d of %d: %s: %s\n", t->n,
+			SESSION_ATTEMPT_CAP, t->rung, attempt_result_name(t->result));
 	}
 	for (size_t i = rsn->ruled_before; i < s->nruled; i++) {
 		char *lab = class_label(s->ruled[i].cls, s->ruled[i].subkind);
 
-		printf("session: ruled out %s: ", lab);
-		term_puts_untrusted(stdout, s->ruled[i].reason);
-		fputc('\n', stdout);
+		fprintf(out, "session: ruled out %s: ", lab);
+		term_puts_untrusted(out, s->ruled[i].reason);
+		fputc('\n', out);
 		free(lab);
 	}
 	if (!rsn->recorded && rsn->ruled_before == s->nruled)
-		fputs("session: nothing new to record\n", stdout);
-	session_print_news(stdout, &rsn->nw);
-	session_print_next(stdout, s, rs, &rsn->nw);
-	session_print_closing(stdout, s);
+		fputs("session: nothing new to record\n", out);
+	session_print_news(out, &rsn->nw);
+	session_print_next(out, s, rs, &rsn->nw);
+	session_print_closing(out, s);
 }
 
 static void
@@ -404,12 +404,16 @@ print_text(struct pt_ctx *ctx, const struct run_summary *sum, const struct verdi
 		.source = source,
 	};
 
-	run_print(stdout, sum, v);
+	struct wrap_out wo;
+
+	cmd_wrap_open(&wo, stdout);
+	run_print(wo.fp, sum, v);
 	if (!sum->passed) {
-		fputc('\n', stdout);
-		diagnosis_print(stdout, ctx->rules, v, &o);
+		fputc('\n', wo.fp);
+		diagnosis_print(wo.fp, ctx->rules, v, &o);
 	}
-	session_print(rsn, ctx->rules);
+	session_print(wo.fp, rsn, ctx->rules);
+	wrap_out_close(&wo);
 }
 
 /* What this run did to the session: the attempt, rulings and news. */

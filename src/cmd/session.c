@@ -220,8 +220,8 @@ print_status(FILE *out, const struct session *s, const struct ruleset *rs)
 }
 
 static int
-print_result(const struct session *s, const struct ruleset *rs, const struct session_news *nw,
-	     bool json)
+print_result(FILE *out, const struct session *s, const struct ruleset *rs,
+	     const struct session_news *nw, bool json)
 {
 	const struct rung **plan = NULL;
 	size_t n = session_plan(s, rs, &plan);
@@ -229,7 +229,7 @@ print_result(const struct session *s, const struct ruleset *rs, const struct ses
 	if (json)
 		print_json(session_status_json(s, rs, plan, n, nw));
 	else
-		print_status(stdout, s, rs);
+		print_status(out, s, rs);
 	free(plan);
 	return 0;
 }
@@ -242,6 +242,7 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct session_txn t = SESSION_TXN_INIT;
 	struct session_opened opened = { 0 };
 	struct session_args a;
+	struct wrap_out wo;
 	struct verdict v;
 	enum interp_answer ans = INTERP_UNASKED;
 	const char *log;
@@ -257,10 +258,12 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (classify_path(ctx->rules, argv[optind], a.kernel, ctx->env.threads, &v, &err) < 0)
 		return pt_report(&err);
 	have_v = true;
+	cmd_wrap_open(&wo, a.json ? stderr : stdout);
 	log = strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind];
-	if (session_open_for(&t, cmd_session_dir(ctx), &v, log, a.kernel, ctx->env.now, &opened, &err) < 0)
+	if (session_open_for(&t, cmd_session_dir(ctx), &v, log, a.kernel, ctx->env.now, &opened,
+			     &err) < 0)
 		goto fail;
-	session_print_opened(a.json ? stderr : stdout, cmd_session_dir(ctx), t.s, &opened);
+	session_print_opened(wo.fp, cmd_session_dir(ctx), t.s, &opened);
 	if (ans != INTERP_UNASKED && t.s->interp == INTERP_UNASKED &&
 	    session_interpret(t.s, ans, &nw, &err) < 0)
 		goto fail;
@@ -268,15 +271,18 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (session_commit(&t, ctx->rules, false, &err) < 0)
 		goto fail;
 	if (!a.json)
-		session_print_news(stdout, &nw);
-	print_result(t.s, ctx->rules, &nw, a.json);
+		session_print_news(wo.fp, &nw);
+	wrap_out_flush(&wo);
+	print_result(wo.fp, t.s, ctx->rules, &nw, a.json);
 	if (!a.json)
-		session_print_closing(stdout, t.s);
+		session_print_closing(wo.fp, t.s);
 	rc = t.s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
 	goto out;
 fail:
+	wrap_out_flush(&wo);
 	rc = pt_report(&err);
 out:
+	wrap_out_close(&wo);
 	session_news_release(&nw);
 	session_opened_release(&opened);
 	session_txn_release(&t);
@@ -289,6 +295,7 @@ static int
 session_status_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
+	struct wrap_out wo;
 	struct session_args a;
 	struct session *s = NULL;
 	int rc;
@@ -297,7 +304,9 @@ session_status_run(int argc, char **argv, struct pt_ctx *ctx)
 		return rc;
 	if (session_load(cmd_session_dir(ctx), &s, &err) < 0)
 		return pt_report(&err);
-	print_result(s, ctx->rules, NULL, a.json);
+	cmd_wrap_open(&wo, stdout);
+	print_result(wo.fp, s, ctx->rules, NULL, a.json);
+	wrap_out_close(&wo);
 	session_free(s);
 	return PT_EXIT_OK;
 }

@@ -73,8 +73,11 @@ print_verdict(struct pt_ctx *ctx, const struct verdict *v, const char *name, boo
 			.whole_ladder = whole_ladder,
 			.source = name,
 		};
+		struct wrap_out wo;
 
-		diagnosis_print(stdout, ctx->rules, v, &o);
+		cmd_wrap_open(&wo, stdout);
+		diagnosis_print(wo.fp, ctx->rules, v, &o);
+		wrap_out_close(&wo);
 	}
 	return v->cls == CLASS_UNKNOWN ? PT_EXIT_FINDING : PT_EXIT_OK;
 }

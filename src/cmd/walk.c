@@ -18,6 +18,7 @@
 
 #include "pt/advice.h"
 #include "pt/buf.h"
+#include "cmd.h"
 #include "walk.h"
 #include "pt/diag.h"
 #include "pt/ladder.h"
@@ -43,7 +44,9 @@ struct walk {
 	const struct ruleset *rs;
 	const struct walk_opts *o;
 	struct session_txn t;   /* held from the start of the walk to its end */
-	FILE *in, *out;
+	FILE *in, *out;         /* out is wrap.fp: everything said is wrapped to the terminal */
+	struct wrap_out wrap;
+	FILE *tty;              /* the terminal (or stdout/stderr) under wrap */
 	bool echo;              /* input is a file: echo answers so the transcript reads whole */
 	bool own_in, own_out;
 	bool lost;              /* the terminal went away (EIO) */
@@ -60,6 +63,14 @@ static void
 put_untrusted(FILE *out, const char *s)
 {
 	term_put_untrusted(out, s, strlen(s));
+}
+
+/* Everything said so far goes out, wrapped, before the walk waits for an answer. */
+static void
+flush_out(struct walk *w)
+{
+	wrap_out_flush(&w->wrap);
+	w->out = w->wrap.fp;
 }
 
 /* --- input --- */
@@ -93,9 +104,10 @@ ask(struct walk *w, const char *prompt, bool raw)
 
 		if (walk_signal)
 			return END_STOP;
+		flush_out(w);
 		if (!w->echo) {
-			fputs(prompt, w->out);
-			fflush(w->out);
+			fputs(prompt, w->tty);
+			fflush(w->tty);
 		}
 		errno = 0;
 		n = getline(&w->line, &w->linecap, w->in);
@@ -450,10 +462,10 @@ open_terminal_out(struct walk *w, bool json, struct pt_err *err)
 	int fd = json ? STDERR_FILENO : STDOUT_FILENO;
 
 	if (isatty(fd)) {
-		w->out = json ? stderr : stdout;
+		w->tty = json ? stderr : stdout;
 		return 0;
 	}
-	if (!(w->out = fopen("/dev/tty", "w")))
+	if (!(w->tty = fopen("/dev/tty", "w")))
 		return pt_err_errno(err, PT_EXIT_USAGE, "cannot write to the terminal");
 	w->own_out = true;
 	return 0;
@@ -476,7 +488,7 @@ walk_setup(struct walk *w, const struct ruleset *rs, const struct walk_opts *o,
 			return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", o->answers);
 		w->own_in = w->in != stdin;
 		w->echo = !isatty(fileno(w->in));
-		w->out = o->json ? stderr : stdout;
+		w->tty = o->json ? stderr : stdout;
 	} else {
 		if (!(w->in = fopen("/dev/tty", "r")))
 			return pt_err_set(err, PT_EXIT_USAGE, "no terminal to ask on: give --answers "
@@ -485,6 +497,8 @@ walk_setup(struct walk *w, const struct ruleset *rs, const struct walk_opts *o,
 		if (open_terminal_out(w, o->json, err) < 0)
 			return -1;
 	}
+	cmd_wrap_open(&w->wrap, w->tty);
+	w->out = w->wrap.fp;
 	return 0;
 }
 
@@ -511,12 +525,12 @@ walk_teardown(struct walk *w)
 		for (size_t i = 0; i < ARRAY_SIZE(walk_signals); i++)
 			sigaction(walk_signals[i], &w->old[i], NULL);
 	session_txn_release(&w->t);
-	if (w->out)
-		fflush(w->out);
+	if (w->wrap.real)
+		wrap_out_close(&w->wrap);
 	if (w->own_in)
 		fclose(w->in);
 	if (w->own_out)
-		fclose(w->out);
+		fclose(w->tty);
 	free(w->line);
 }
 
@@ -526,8 +540,10 @@ walk_conclude(struct walk *w, int end, struct pt_err *err)
 	struct session *s = w->t.s;
 	int sig = walk_signal;
 
-	if (end == END_ERROR || save(w, err) != END_NONE)
+	if (end == END_ERROR || save(w, err) != END_NONE) {
+		flush_out(w);
 		return pt_report(err);
+	}
 	if (s->status != SESSION_IN_PROGRESS) {
 		session_print_closing(w->out, s);
 		return s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
