@@ -158,6 +158,7 @@ tail_to_json(struct json *o, const struct session *s)
 	} else {
 		json_add_null(o, "report");
 	}
+	json_add_str(o, "finding", s->finding);
 }
 
 static char *
@@ -564,6 +565,7 @@ load_tail(struct jp *j, const struct json *root, struct session *s)
 		s->report_md = jstr(j, r, "report", "md", true);
 		s->report_json = jstr(j, r, "report", "json", true);
 	}
+	s->finding = jstr(j, root, "", "finding", true);
 }
 
 static void

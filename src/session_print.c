@@ -67,7 +67,6 @@ void
 session_print_interpret(FILE *out, const struct ruleset *rs, const struct session *s, bool again)
 {
 	enum pt_class c = s->cls;
-	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
 	struct api_render ar;
 
 	ladder_render_init(&ar, rs, &s->vars);
@@ -87,13 +86,21 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 	for (size_t i = 0; i < ar.nnotes; i++)
 		fprintf(out, "  note: %s\n", ar.notes[i]);
 	api_render_release(&ar);
-	if (cd && cd->interpret && strcmp(cd->interpret, "not-modelled") == 0 &&
-	    cd->interpret_note) {
-		fprintf(out, "  Interpret mode cannot help with %s: %s.\n", class_name(c),
-			cd->interpret_note);
-		if (c == CLASS_LAYOUT || c == CLASS_CAPACITY)
-			fputs("  Answering no confirms the diagnosis.\n", out);
-	}
+}
+
+void
+session_print_no_interpret(FILE *out, const struct ruleset *rs, const struct session *s)
+{
+	enum pt_class c = s->cls;
+	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
+
+	if (s->status != SESSION_IN_PROGRESS || s->interp != INTERP_UNASKED ||
+	    session_interpret_applies(s, rs) || !cd)
+		return;
+	fprintf(out, "\nno interpret-mode question: it cannot tell anything about %s", class_name(c));
+	if (cd->interpret_note)
+		fprintf(out, " (%s)", cd->interpret_note);
+	fputs("\n", out);
 }
 
 void
@@ -104,7 +111,7 @@ session_print_next(FILE *out, const struct session *s, const struct ruleset *rs,
 
 	if (s->status != SESSION_IN_PROGRESS)
 		return;
-	if (s->interp == INTERP_UNASKED && (!nw || (nw->flags & NEWS_CLASS))) {
+	if (session_interpret_applies(s, rs) && (!nw || (nw->flags & NEWS_CLASS))) {
 		session_print_interpret(out, rs, s, session_class_changed(s));
 		fputs("  answer with 'pallas-triage attempt --interpret yes|no|skip' (a walk asks "
 		      "it itself)\n", out);

@@ -142,6 +142,8 @@ struct session {
 	size_t ntraj;
 	struct pending pending;
 	char *report_md, *report_json; /* paths of the written report, or NULL */
+	char *finding;              /* why the walk stopped short of its ladder (every
+				     * explanation of the class ruled out), or NULL */
 };
 
 /* Returns a new empty session; free with session_free(). */
@@ -165,6 +167,7 @@ enum news_flags {
 	NEWS_FAMILY = 1 << 4,       /* same error SESSION_SAME_LIMIT times: moved on */
 	NEWS_CLASS = 1 << 5,        /* the class changed */
 	NEWS_SAME_FP = 1 << 6,      /* a "new" log had the same fingerprint */
+	NEWS_RULED_OUT = 1 << 7,    /* ... because every explanation of the class is ruled out */
 };
 
 struct session_news {
@@ -177,13 +180,33 @@ struct session_news {
 void session_news_release(struct session_news *nw);
 
 /*
- * Record the interpret-mode answer and re-rank: "reproduces" rules out
- * layout, capacity and precision, "does not reproduce" rules out a logic or
- * indexing bug; a current class that was ruled out moves to the best scoring
- * class the answer allows. Returns -1 (err: PT_EXIT_USAGE) if already answered.
+ * Record the interpret-mode answer and re-rank (session_interp.c):
+ * "reproduces" rules out layout, capacity and precision, "does not
+ * reproduce" rules out a logic or indexing bug; a current class that was
+ * ruled out moves to the best scoring class the answer allows and has not
+ * ruled out. When none is left (every explanation of the class is ruled
+ * out), the session stops (blocked) with that as its finding. The value
+ * `interpret_answered` is set for the rungs' `unless`, so a rung that is
+ * the same test is not shown again. Returns -1 (err: PT_EXIT_USAGE) if
+ * already answered.
  */
 int session_interpret(struct session *s, enum interp_answer a, struct session_news *nw,
 		      struct pt_err *err);
+
+/*
+ * The log itself is interpret-mode output (the verdict's `interpret-mode`
+ * context held) and shows the failure: that is the answer "reproduces",
+ * recorded as such without asking. Nothing when already answered.
+ */
+void session_interpret_from_log(struct session *s, struct session_news *nw);
+
+/*
+ * Is the interpret-mode question worth asking now? Not when it is answered,
+ * the session is closed, or the class's `interpret` is `not-modelled`
+ * (classes.yaml: layout, capacity, lowering gaps), where the answer is
+ * known before the run.
+ */
+bool session_interpret_applies(const struct session *s, const struct ruleset *rs);
 
 /*
  * The rungs still to try on the current class's ladder, in order: those that

@@ -567,7 +567,8 @@ walk_run(struct walk *w)
 
 	fprintf(w->out, "\nwalking the fix ladder one rung at a time; type help at a prompt, "
 		"quit saves and stops\n");
-	if (w->t.s->interp == INTERP_UNASKED && w->t.s->status == SESSION_IN_PROGRESS)
+	session_print_no_interpret(w->out, w->rs, w->t.s);
+	if (session_interpret_applies(w->t.s, w->rs))
 		end = ask_interpret(w, &err);
 	if (end == END_NONE) {
 		session_check_exhausted(w->t.s, w->rs, &nw);
@@ -576,7 +577,7 @@ walk_run(struct walk *w)
 	}
 	/* A failure of another class is asked about again (session_record()). */
 	while (end == END_NONE && w->t.s->status == SESSION_IN_PROGRESS)
-		end = w->t.s->interp == INTERP_UNASKED ? ask_interpret(w, &err) : step(w, &err);
+		end = session_interpret_applies(w->t.s, w->rs) ? ask_interpret(w, &err) : step(w, &err);
 	return walk_conclude(w, end, &err);
 }
 

@@ -59,8 +59,7 @@ session_log() { (cd "$dir" && "$PT" session log 2>&1); }
 # 1. The log is piped into a walk; every answer is typed on the terminal.
 #    `session resume` here reads stdin from the pipe, like `k.py | pallas-triage`.
 start piped 'cat cap.log | { "$PT" session start - >/dev/null && "$PT" session resume; }'
-answer "interpret> " "no" &&
-	wait_for "attempt 1 of 10: capacity.raise-limit" &&
+wait_for "attempt 1 of 10: capacity.raise-limit" &&
 	answer "result> " "same" && answer "changed> " "" &&
 	wait_for "attempt 2 of 10: capacity.halve-minor" &&
 	answer "result> " "fixed" 2 && answer "changed> " "lane dim 256" 2 &&
@@ -73,8 +72,7 @@ check "piped walk recorded both attempts" sh -c "cd '$dir' && '$PT' session log 
 #    diagnosis (it needs a terminal: tmux gives it one, stdin is the pipe).
 if "$PT" help triage 2>/dev/null | grep -q -- '--answers'; then
 	start triage 'cat cap.log | "$PT"'
-	answer "interpret> " "no" &&
-		answer "result> " "same" && answer "changed> " "24M limit" &&
+	answer "result> " "same" && answer "changed> " "24M limit" &&
 		answer "result> " "fixed" 2 && answer "changed> " "" 2 &&
 		wait_for "EXIT=" && rc_ok=1 || rc_ok=0
 	check "cat LOG | pallas-triage walks on the terminal" [ "$rc_ok" = 1 ]
@@ -86,7 +84,7 @@ fi
 
 # 3. Ctrl-C at the change prompt: exit 130, the result already given is kept.
 start ctrlc 'cat cap.log | { "$PT" session start - >/dev/null && "$PT" session resume; }'
-answer "interpret> " "no" && answer "result> " "same" && wait_for "changed> " &&
+answer "result> " "same" && wait_for "changed> " &&
 	tm send-keys -t walk C-c && wait_for "EXIT=" && rc_ok=1 || rc_ok=0
 check "Ctrl-C at a prompt stops the walk" [ "$rc_ok" = 1 ]
 check "Ctrl-C exits 130 and says the session is saved" sh -c \
@@ -97,7 +95,7 @@ check "the answer before Ctrl-C is pending in the session" sh -c \
 
 # 4. The terminal goes away (the tmux session is killed: SIGHUP) mid-walk.
 start hangup 'cat cap.log | { "$PT" session start - >/dev/null && "$PT" session resume; }'
-answer "interpret> " "no" && answer "result> " "same" && answer "changed> " "limit 24M" &&
+answer "result> " "same" && answer "changed> " "limit 24M" &&
 	answer "result> " "different" 2 && wait_for "changed> " 2 && rc_ok=1 || rc_ok=0
 tm kill-session -t walk 2>/dev/null
 sleep 0.3

@@ -395,6 +395,112 @@ test_txn(const struct ruleset *rs)
 	CHECK(chdir("/") == 0 && system(rm) == 0);
 }
 
+/*
+ * The walk never stands on a diagnosis it ruled out. Interpret mode "no"
+ * rules out logic; a precision rung that fails rules out precision: with
+ * both gone the session stops with that finding, in either order, and the
+ * current diagnosis is the class, not a ruled-out subkind.
+ */
+static bool
+stands_on_ruled_out(const struct session *s)
+{
+	for (size_t i = 0; i < s->nruled; i++)
+		if (s->ruled[i].cls == s->cls && (!s->ruled[i].subkind ||
+		    (s->subkind && strcmp(s->ruled[i].subkind, s->subkind) == 0)))
+			return true;
+	return false;
+}
+
+static void
+test_contradiction(const struct ruleset *rs)
+{
+	struct session_news nw = SESSION_NEWS_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct session *s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+
+	CHECK(session_interpret(s, INTERP_NO_REPRO, &nw, &err) == 0);
+	CHECK_STREQ(s->subkind, "precision");
+	CHECK(!stands_on_ruled_out(s));
+	CHECK(record(s, rs, "numerics.precision-sweep", RESULT_SAME, NULL, &nw) == 0);
+	CHECK(!stands_on_ruled_out(s));
+	CHECK_INTEQ(s->status, SESSION_BLOCKED);
+	CHECK(nw.flags & NEWS_RULED_OUT);
+	CHECK(s->subkind == NULL);
+	CHECK(s->finding && strstr(s->finding, "every explanation of numerics is ruled out"));
+	CHECK(s->finding && strstr(s->finding, "precision") && strstr(s->finding, "logic"));
+	session_news_release(&nw);
+	session_free(s);
+
+	/* the other order: the precision rung first, then interpret mode "no" */
+	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+	CHECK(record(s, rs, "numerics.precision-sweep", RESULT_SAME, NULL, &nw) == 0);
+	CHECK_STREQ(s->subkind, "logic");
+	CHECK_INTEQ(s->status, SESSION_IN_PROGRESS);
+	CHECK(session_interpret(s, INTERP_NO_REPRO, &nw, &err) == 0);
+	CHECK(!stands_on_ruled_out(s));
+	CHECK_INTEQ(s->status, SESSION_BLOCKED);
+	CHECK(s->finding != NULL);
+	/* a class the first log gave no score is not where a numerics failure moves */
+	CHECK_INTEQ(s->cls, CLASS_NUMERICS);
+	session_news_release(&nw);
+	session_free(s);
+}
+
+/* The interpret-mode question: asked where it can tell something, and its
+ * rung is not shown again once it is answered. */
+static void
+test_interpret_question(const struct ruleset *rs)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	const struct rung *r;
+
+	CHECK(!session_interpret_applies(s, rs));       /* not-modelled */
+	session_free(s);
+	s = start(CLASS_UNSUPPORTED, NULL, "unsupported-1");
+	CHECK(!session_interpret_applies(s, rs));
+	session_free(s);
+	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+	CHECK(session_interpret_applies(s, rs));
+	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") == 0);
+	CHECK(session_interpret(s, INTERP_SKIPPED, NULL, &err) == 0);
+	/* skipped: the test was not run, so the rung still suggests it */
+	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") == 0);
+	CHECK(!session_interpret_applies(s, rs));
+	session_free(s);
+	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+	CHECK(session_interpret(s, INTERP_REPRODUCES, NULL, &err) == 0);
+	CHECK_STREQ(vars_get(&s->vars, "interpret_answered"), "reproduces");
+	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") != 0);
+	session_free(s);
+}
+
+/* A log written under interpret mode answers the question by itself. */
+static void
+test_interpret_mode_log(const struct ruleset *rs)
+{
+	struct context_def def = { .id = (char *)"interpret-mode" };
+	struct verdict_context vc = { .def = &def, .held = true };
+	struct session *s = session_new();
+	struct verdict v;
+
+	fake_verdict(&v, CLASS_NUMERICS, "mismatch", "numerics-1");
+	v.contexts = &vc;
+	v.ncontexts = 1;
+	session_begin(s, &v, "run.log", NOW);
+	CHECK_INTEQ(s->interp, INTERP_REPRODUCES);
+	CHECK_STREQ(s->subkind, "logic");
+	CHECK(!session_interpret_applies(s, rs));
+	CHECK(s->nruled == 3 && s->ruled[0].reason && strstr(s->ruled[0].reason, "interpret-mode output"));
+	session_free(s);
+	vc.held = false;
+	s = session_new();
+	session_begin(s, &v, "run.log", NOW);
+	CHECK_INTEQ(s->interp, INTERP_UNASKED);
+	session_free(s);
+	vars_release(&v.vars);
+}
+
 /* The report of a session goes beside its directory, so a session kept
  * elsewhere (--session-dir) never writes into a read-only working directory. */
 static void
@@ -430,6 +536,9 @@ main(void)
 	test_report(rs);
 	test_txn(rs);
 	test_report_dir();
+	test_contradiction(rs);
+	test_interpret_question(rs);
+	test_interpret_mode_log(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }
