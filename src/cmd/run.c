@@ -62,11 +62,14 @@ const struct cmd_entry cmd_run_entry = {
 	"                     the command's output goes to standard error\n"
 	"  --no-record        do not record anything in the session\n"
 	"  --rung ID          the rung this run tries (default: the session's next rung)\n"
-	"  --change TEXT      what was changed (default: the rung's suggested change)\n"
+	"  --change TEXT      what was changed (default: not stated; with --rung, the\n"
+	"                     rung's suggested change)\n"
 	"\n"
 	"The command runs directly, without a shell. In a session in progress each run\n"
-	"(or --repeat series) is recorded as an attempt: fixed, same or new. Ctrl-C stops\n"
-	"the command and records nothing.\n"
+	"(or --repeat series) is recorded as an attempt: fixed, same or new; a run that\n"
+	"gives the same failure again without --change or --rung is no attempt (nothing\n"
+	"was said to have changed) and records nothing. Ctrl-C stops the command and\n"
+	"records nothing.\n"
 	"exit status: 0 the command passed (exit 0, no failure evidence) in every run,\n"
 	"1 it failed in some run (diagnosis printed), 2 usage error, 3 bad rules or a\n"
 	"corrupt session, 4 the command cannot be started, the session is locked, or\n"
@@ -185,7 +188,15 @@ struct run_session {
 	struct session_news nw;
 	size_t ruled_before;        /* ruled-out entries before this run */
 	bool recorded;
+	bool reproduced;            /* the same failure, no change named: not an attempt */
 };
+
+#define RUN_REPRODUCED "the same failure as before and no change named: nothing recorded " \
+	"(a rerun of an unchanged command is no attempt; say what changed with --change TEXT, " \
+	"or which rung was tried with --rung ID)"
+
+/* What an attempt records as its change when the run named none. */
+#define RUN_CHANGE_UNSTATED "not stated (the run had no --change)"
 
 /* The session in dir, peeked at without the lock: SESSION_STATUS_COUNT when there is none. */
 static int
@@ -292,9 +303,16 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 		if (sum->sv->ruled_cls != CLASS_COUNT)
 			session_rule_out(s, sum->sv->ruled_cls, sum->sv->ruled_subkind,
 					 sum->sv->ruled_reason, NULL);
+	} else if (rsn->rung && !run_is_attempt(run_attempt_result(s, sum->passed, v),
+						     a->change || a->rung)) {
+		rsn->reproduced = true;
+		ret = 0;
+		goto out;       /* nothing changed: the file stays as it was */
 	} else if (rsn->rung) {
-		struct attempt_in in = { rsn->rung, a->change,
-					 run_attempt_result(s, sum->passed, v), NULL };
+		/* a named rung says its change was made; with neither, the change is unknown */
+		struct attempt_in in = { rsn->rung, a->change ? a->change : a->rung ? NULL :
+					 RUN_CHANGE_UNSTATED, run_attempt_result(s, sum->passed, v),
+					 NULL };
 		char *log = save_output(&rsn->t, out);
 		int rec;
 
@@ -339,7 +357,9 @@ session_print(FILE *out, const struct run_session *rsn, const struct ruleset *rs
 		fputc('\n', out);
 		free(lab);
 	}
-	if (!rsn->recorded && rsn->ruled_before == s->nruled)
+	if (rsn->reproduced)
+		fprintf(out, "session: %s\n", RUN_REPRODUCED);
+	else if (!rsn->recorded && rsn->ruled_before == s->nruled)
 		fputs("session: nothing new to record\n", out);
 	session_print_news(out, &rsn->nw);
 	session_print_next(out, s, rs, &rsn->nw);
@@ -453,6 +473,8 @@ json_session(struct json *o, const struct run_session *rsn)
 		json_add_str(ro, "reason", s->ruled[i].reason);
 	}
 	arr = json_add_array(o, "news");
+	if (rsn->reproduced)
+		json_push_str(arr, RUN_REPRODUCED);
 	for (size_t i = 0; i < rsn->nw.n; i++)
 		json_push_str(arr, rsn->nw.msg[i]);
 }

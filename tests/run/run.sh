@@ -295,8 +295,17 @@ check "Ctrl-C leaves no process behind" gone "$T/hang.pid"
 flock .pallas-triage/lock $PT --rules "$RULES" run -- true >"$W/out" 2>"$W/err"
 check "a locked session fails before running (exit 4)" sh -c "test $? = 4 && grep -q 'nothing was run' '$W/err'"
 
+cp .pallas-triage/session.json "$T/before.json"
 pt run -- sh "$T/vmem.sh"
+check "rerunning the unchanged command right after session start records nothing" sh -c \
+	"test \"\$(python3 -c \"import json; print(len(json.load(open('.pallas-triage/session.json'))['attempts']))\")\" = 0 &&
+	 cmp -s .pallas-triage/session.json '$T/before.json'"
+check "... and says why, and how to record it" has "^session: the same failure as before and no change named: nothing recorded"
+check "... and saves no log" test ! -e .pallas-triage/logs/attempt-1.log
+
+pt run --change "raised vmem_limit_bytes to 24M" -- sh "$T/vmem.sh"
 check "the same failure is recorded as same" sh -c "test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['result'])\")\" = same"
+check "... with the change the user named" sh -c "test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['change'])\")\" = 'raised vmem_limit_bytes to 24M'"
 check "the attempt is on the next rung" has "^session: recorded attempt 1 of 10: capacity\.[a-z-]*: same$"
 check "the attempt notes the run" sh -c "grep -q 'pallas-triage run: exit 1' .pallas-triage/session.json"
 check "the run's output is saved as the attempt's log" sh -c \
@@ -305,6 +314,7 @@ check "the run's output is saved as the attempt's log" sh -c \
 
 pt run --timeout 1 -- sh "$T/hang.sh"
 check "a hang after a VMEM error is new" has "^session: recorded attempt 2 of 10: .*: new$"
+check "... recorded without claiming the rung's change was made" sh -c "test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['change'])\")\" = 'not stated (the run had no --change)'"
 check "the class transition is shown" has "capacity/scoped-vmem -> synchronization/hang"
 
 check "the hang's output is attempt 2's log, ending with the hang" sh -c \
