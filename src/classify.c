@@ -134,6 +134,8 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 		ssize_t n = window_read(&c->w, &dr, fd);
 
 		if (n < 0) {
+			if (errno == EINTR && o && o->stop && o->stop(o->tap_arg))
+				break;
 			if (errno == EINTR)
 				continue;
 			pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", name);
@@ -143,6 +145,8 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 		}
 		if (n == 0)
 			break;
+		if (o && o->tap)
+			o->tap(o->tap_arg, c->w.buf + c->w.len, (size_t)n);
 		commit(c, (size_t)n);
 	}
 	classifier_finish(c, v);
