@@ -159,6 +159,7 @@ build_diagnosis(struct report *r, const struct session *s, const struct ruleset 
 	r->fingerprint = rdup(r, d->fingerprint);
 	r->fingerprint_text = rdup(r, d->fingerprint_text);
 	r->log = rdup(r, s->log);
+	r->log_saved = rdup(r, s->log_saved);
 	for (size_t i = 0; i < d->nev;) {
 		struct buf key = BUF_INIT;
 		size_t j = i;
@@ -426,6 +427,7 @@ report_release(struct report *r)
 	free(r->location);
 	free(r->key_line);
 	free(r->log);
+	free(r->log_saved);
 	kv_free(r->evidence, r->nevidence);
 	kv_free(r->values, r->nvalues);
 	kv_free(r->env, r->nenv);

@@ -132,6 +132,7 @@ report_write_json(const struct report *r, FILE *fp)
 	next_steps(o, r);
 	j = json_add_object(o, "artifacts");
 	json_add_str(j, "log", r->log);
+	json_add_str(j, "log_saved", r->log_saved);
 	json_add_str(j, "kernel", r->kernel);
 	json_add_str(j, "pre_debug", r->pre_debug);
 	json_add_str(o, "created", r->created);

@@ -120,6 +120,7 @@ attempt_release(struct attempt *a)
 	free(a->subkind_after);
 	free(a->fingerprint);
 	free(a->log);
+	free(a->log_digest);
 	free(a->note);
 	free(a->time);
 }
@@ -130,6 +131,7 @@ session_pending_clear(struct session *s)
 	free(s->pending.rung);
 	free(s->pending.change);
 	free(s->pending.log);
+	free(s->pending.log_digest);
 	memset(&s->pending, 0, sizeof(s->pending));
 	s->pending.result = -1;
 }
@@ -143,6 +145,8 @@ session_free(struct session *s)
 	free(s->created);
 	free(s->updated);
 	free(s->log);
+	free(s->log_saved);
+	free(s->log_digest);
 	free(s->kernel);
 	free(s->pre_debug);
 	snapshot_release(&s->first);
@@ -529,6 +533,16 @@ record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 	free(plan);
 }
 
+int
+session_result_of(const struct session *s, const struct verdict *v)
+{
+	if (v->cls == CLASS_UNKNOWN)
+		return -1;
+	if (s->fingerprint && v->fingerprint && strcmp(s->fingerprint, v->fingerprint) == 0)
+		return RESULT_SAME;
+	return RESULT_NEW;
+}
+
 bool
 session_class_changed(const struct session *s)
 {
@@ -673,6 +687,7 @@ attempt_push(struct session *s, const struct ruleset *rs, const struct attempt_i
 	a->result = in->result;
 	a->cls_before = s->cls;
 	a->log = dup_or_null(in->log);
+	a->log_digest = dup_or_null(in->log_digest);
 	a->time = xstrdup(now);
 	return a;
 }

@@ -144,7 +144,7 @@ session_print_opened(FILE *out, const char *dir, const struct session *s,
 			o->archived_other ? "another" : "an earlier",
 			session_status_name(o->archived_status));
 		term_puts_untrusted(out, o->archived);
-		fputc('\n', out);
+		fputs(" ('pallas-triage session restore' brings it back)\n", out);
 	}
 	if (o->pre_debug == PRE_DEBUG_NONE)
 		return;

@@ -50,6 +50,7 @@ struct report {
 	double confidence;
 	char *runner_up;            /* may be NULL */
 	char *rule, *message, *location, *key_line, *log; /* may be NULL */
+	char *log_saved;            /* the copy of a piped first log in the session, or NULL */
 	size_t key_lineno;
 	struct report_kv *evidence; /* key: "line N (rule)", value: text */
 	size_t nevidence;

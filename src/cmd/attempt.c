@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "pt/session.h"
+#include "pt/sha256.h"
 #include "pt/session_print.h"
 
 static int cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -112,6 +113,7 @@ record(struct session_txn *t, const struct ruleset *rs, unsigned threads,
 {
 	struct session *s = t->s;
 	const struct rung *next;
+	char digest[SHA256_HEX_LEN + 1];
 	struct verdict nv;
 	bool have = false;
 	int rc;
@@ -135,9 +137,10 @@ record(struct session_txn *t, const struct ruleset *rs, unsigned threads,
 		a->in.rung = next->id;   /* borrowed from rs, which outlives this */
 	}
 	if (a->in.result == RESULT_NEW && a->in.log) {
-		if (classify_path(rs, a->in.log, s->kernel, threads, &nv, err) < 0)
+		if (classify_path_digest(rs, a->in.log, s->kernel, threads, digest, &nv, err) < 0)
 			return -1;
 		have = true;
+		a->in.log_digest = digest;
 	}
 	rc = session_record(s, rs, &a->in, have ? &nv : NULL, session_txn_now(t), nw, err);
 	if (have)

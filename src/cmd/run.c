@@ -273,7 +273,7 @@ save_output(struct session_txn *t, const struct buf *out)
 	struct pt_err err = PT_ERR_INIT;
 	char *path = NULL;
 
-	if (out->len && session_txn_save_log(t, out->data, out->len, &path, &err) < 0)
+	if (out->len && session_txn_save_log(t, NULL, out->data, out->len, &path, NULL, &err) < 0)
 		pt_warn("the run's output was not saved: %s", err.msg);
 	return path;
 }
@@ -310,9 +310,11 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 		goto out;       /* nothing changed: the file stays as it was */
 	} else if (rsn->rung) {
 		/* a named rung says its change was made; with neither, the change is unknown */
-		struct attempt_in in = { rsn->rung, a->change ? a->change : a->rung ? NULL :
-					 RUN_CHANGE_UNSTATED, run_attempt_result(s, sum->passed, v),
-					 NULL };
+		struct attempt_in in = {
+			.rung = rsn->rung,
+			.change = a->change ? a->change : a->rung ? NULL : RUN_CHANGE_UNSTATED,
+			.result = run_attempt_result(s, sum->passed, v),
+		};
 		char *log = save_output(&rsn->t, out);
 		int rec;
 

@@ -24,6 +24,7 @@
 #include "pt/ladder.h"
 #include "pt/session.h"
 #include "pt/session_print.h"
+#include "pt/sha256.h"
 #include "pt/term.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
@@ -51,6 +52,7 @@ struct walk {
 	bool own_in, own_out;
 	bool lost;              /* the terminal went away (EIO) */
 	bool trapped;           /* the signal handlers are ours; old holds the previous ones */
+	bool result_from_log;   /* the pending result was read from the log the user ran */
 	char *line;             /* the last answer, owned here */
 	size_t linecap;
 	struct sigaction old[ARRAY_SIZE(walk_signals)];
@@ -306,10 +308,14 @@ save_paste(struct walk *w, const struct buf *paste, struct pt_err *err)
 {
 	char *path;
 
-	if (session_txn_save_log(&w->t, paste->data, paste->len, &path, err) < 0)
+	char digest[SHA256_HEX_LEN + 1];
+
+	if (session_txn_save_log(&w->t, NULL, paste->data, paste->len, &path, digest, err) < 0)
 		return END_ERROR;
 	free(w->t.s->pending.log);
+	free(w->t.s->pending.log_digest);
 	w->t.s->pending.log = path;
+	w->t.s->pending.log_digest = xstrdup(digest);
 	fprintf(w->out, "  saved the pasted log as %s\n", path);
 	return END_NONE;
 }
@@ -371,16 +377,22 @@ finish_attempt(struct walk *w, const struct rung *r, struct pt_err *err)
 {
 	struct session_news nw = SESSION_NEWS_INIT;
 	const struct pending *p = &w->t.s->pending;
-	struct attempt_in in = { r->id, p->change, (enum attempt_result)p->result,
-				 p->log && *p->log ? p->log : NULL };
+	struct attempt_in in = {
+		.rung = r->id, .change = p->change, .result = (enum attempt_result)p->result,
+		.log = p->log && *p->log ? p->log : NULL, .log_digest = p->log_digest,
+	};
+	char digest[SHA256_HEX_LEN + 1];
 	struct verdict nv;
 	bool have = false;
 	int rc;
 
 	if (in.result == RESULT_NEW && in.log) {
-		if (classify_path(w->rs, in.log, w->t.s->kernel, w->o->threads, &nv, err) < 0)
+		if (classify_path_digest(w->rs, in.log, w->t.s->kernel, w->o->threads, digest, &nv,
+					 err) < 0)
 			return END_ERROR;
 		have = true;
+		if (!in.log_digest)
+			in.log_digest = digest;
 		print_new_verdict(w->out, &nv);
 	}
 	rc = session_record(w->t.s, w->rs, &in, have ? &nv : NULL, session_txn_now(&w->t), &nw,
@@ -437,8 +449,9 @@ step(struct walk *w, struct pt_err *err)
 		if ((end = save(w, err)) != END_NONE)
 			return end;
 	} else {
-		fprintf(w->out, "  result: %s (answered before)\n",
-			attempt_result_name((enum attempt_result)p->result));
+		fprintf(w->out, "  result: %s (%s)\n",
+			attempt_result_name((enum attempt_result)p->result),
+			w->result_from_log ? "from the log you ran" : "answered before");
 	}
 	if (p->result != RESULT_NA && !p->change &&
 	    ((end = ask_change(w, r)) != END_NONE || (end = save(w, err)) != END_NONE))
@@ -567,8 +580,12 @@ walk_run(struct walk *w)
 
 	fprintf(w->out, "\nwalking the fix ladder one rung at a time; type help at a prompt, "
 		"quit saves and stops\n");
-	session_print_no_interpret(w->out, w->rs, w->t.s);
-	if (session_interpret_applies(w->t.s, w->rs))
+	/* an unfinished attempt (or the log just run) is answered before anything new */
+	if (w->t.s->pending.rung && w->t.s->status == SESSION_IN_PROGRESS)
+		end = step(w, &err);
+	if (end == END_NONE && w->t.s->status == SESSION_IN_PROGRESS)
+		session_print_no_interpret(w->out, w->rs, w->t.s);
+	if (end == END_NONE && session_interpret_applies(w->t.s, w->rs))
 		end = ask_interpret(w, &err);
 	if (end == END_NONE) {
 		session_check_exhausted(w->t.s, w->rs, &nw);
@@ -581,21 +598,86 @@ walk_run(struct walk *w)
 	return walk_conclude(w, end, &err);
 }
 
+/*
+ * The log the user ran during a session in progress is the result of the
+ * last change: it becomes the pending answer to the rung they were on
+ * (the pending one, else the next), with its result read from the log
+ * when the log can tell (the same failure, or another one) and asked when
+ * it cannot (no Pallas failure: fixed, or a failure the rules do not know).
+ */
+static void
+take_result(struct walk *w, const struct verdict *v, const struct session_log *log,
+	    const struct session_opened *o)
+{
+	struct pending *p = &w->t.s->pending;
+	const struct rung *r = current_rung(w);
+	int res = session_result_of(w->t.s, v);
+
+	if (!r)
+		return;         /* no rung left: the walk stops at once and says so */
+	free(p->rung);
+	free(p->log);
+	free(p->log_digest);
+	p->rung = xstrdup(r->id);
+	p->result = res;
+	p->log = xstrdup(o->saved ? o->saved : log->name);
+	p->log_digest = dup_or_null(o->saved_digest ? o->saved_digest : log->digest);
+	w->result_from_log = res >= 0;
+	fprintf(w->out, "\nthis log is the result of attempt %zu (%s): ", w->t.s->nattempts + 1,
+		r->id);
+	if (res == RESULT_SAME)
+		fputs("the same error as before\n", w->out);
+	else if (res == RESULT_NEW)
+		fputs("a different error\n", w->out);
+	else
+		fputs("it shows no Pallas failure\n  answer fixed if the kernel works now, or "
+		      "different if it fails in a way the rules do not know\n", w->out);
+	if (o->saved) {
+		fputs("  the log is kept as ", w->out);
+		put_untrusted(w->out, o->saved);
+		fputc('\n', w->out);
+	}
+}
+
+/* Where no session can be kept: why, for the user (NULL when one can). */
+static char *
+no_session_reason(const char *dir)
+{
+	if (session_dir_writable(dir))
+		return NULL;
+	if (util_is_dir(dir))
+		return xasprintf("no session was kept: '%s' is not writable here; --session-dir DIR "
+				 "or PALLAS_TRIAGE_SESSION_DIR keeps it elsewhere", dir);
+	return xasprintf("no session was kept: '%s' cannot be created (the directory is "
+			 "read-only); --session-dir DIR or PALLAS_TRIAGE_SESSION_DIR keeps it "
+			 "elsewhere", dir);
+}
+
 int
-walk_after_triage(const struct ruleset *rs, const struct verdict *v, const char *log_name,
-		  const struct walk_opts *o)
+walk_loop(const struct ruleset *rs, const struct verdict *v, const struct session_log *log,
+	  const struct walk_opts *o, walk_show_fn show, void *arg)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct session_opened opened = { 0 };
 	const char *dir = o->dir ? o->dir : SESSION_DIR;
+	char *why = no_session_reason(dir);
+	int vrc = v->cls == CLASS_UNKNOWN ? PT_EXIT_FINDING : PT_EXIT_OK, rc;
 	struct walk w;
-	int rc;
 
+	if (why || (v->cls == CLASS_UNKNOWN && !session_in_progress(dir))) {
+		show(arg, true, why);
+		free(why);
+		return vrc;
+	}
 	if (walk_setup(&w, rs, o, &err) < 0 ||
-	    session_open_for(&w.t, dir, v, log_name, o->kernel, o->fixed_now, &opened, &err) < 0) {
+	    session_open_loop(&w.t, dir, v, log, o->kernel, o->fixed_now, &opened, &err) < 0) {
+		show(arg, true, NULL);
 		rc = pt_report(&err);
 	} else {
+		show(arg, false, NULL);
 		session_print_opened(w.out, dir, w.t.s, &opened);
+		if (opened.result_log)
+			take_result(&w, v, log, &opened);
 		trap_signals(&w);
 		rc = walk_run(&w);
 	}

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include "pt/classify.h"
 #include "pt/rules.h"
+#include "pt/session.h"
 
 struct walk_opts {
 	const char *kernel;     /* --kernel FILE: save FILE.pre-debug before the first attempt */
@@ -48,12 +49,25 @@ struct walk_opts {
 bool walk_interactive(bool no_input, FILE *talk);
 
 /*
- * Walk rs's ladder for verdict v (classified from log_name, as the user
- * named it). Starts a session, or resumes the one in progress for the same
- * failure fingerprint; a session for another failure is archived first.
+ * Print the diagnosis before the walk talks: whole_ladder when there will
+ * be no walk, and why (may be NULL) says why no session was kept.
  */
-int walk_after_triage(const struct ruleset *rs, const struct verdict *v, const char *log_name,
-		      const struct walk_opts *o);
+typedef void (*walk_show_fn)(void *arg, bool whole_ladder, const char *why);
+
+/*
+ * `pallas-triage LOG` with a person to ask: the edit-and-rerun loop. With
+ * no session in progress, a session begins for verdict v (a closed one is
+ * archived first and can be restored). During a session, a log the
+ * session already has resumes it, and any other log is the result of the
+ * last change: its result (the same error, a different one, or no failure)
+ * is recorded as the attempt on the rung the user was on, after asking
+ * what was changed; then the walk goes on. Where no session can be kept
+ * (a read-only directory), show() prints the whole ladder and says why,
+ * and nothing is asked. show is called exactly once, before the walk
+ * prints anything.
+ */
+int walk_loop(const struct ruleset *rs, const struct verdict *v, const struct session_log *log,
+	      const struct walk_opts *o, walk_show_fn show, void *arg);
 
 /* `session resume`: continue the walk of the saved session. */
 int walk_resume(const struct ruleset *rs, const struct walk_opts *o);

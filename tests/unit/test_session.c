@@ -13,6 +13,7 @@
 #include "pt/rules.h"
 #include "pt/run_eval.h"
 #include "pt/session.h"
+#include "pt/sha256.h"
 #include "pt/util.h"
 #include "test.h"
 
@@ -67,7 +68,7 @@ static int
 record(struct session *s, const struct ruleset *rs, const char *rung, enum attempt_result r,
        const struct verdict *nv, struct session_news *nw)
 {
-	struct attempt_in in = { rung, NULL, r, NULL };
+	struct attempt_in in = { .rung = rung, .result = r };
 	struct pt_err err = PT_ERR_INIT;
 
 	if (rung && strcmp(rung, SESSION_RUNG_CUSTOM) == 0)
@@ -343,6 +344,7 @@ test_txn(const struct ruleset *rs)
 	struct verdict v, other;
 	char tmpl[] = "/tmp/pt-txn-XXXXXX", rm[64], *log = NULL;
 	const char *dir = "sess";
+	const struct session_log run_log = { .name = "run.log" }, b_log = { .name = "b.log" };
 
 	CHECK(mkdtemp(tmpl) != NULL && chdir(tmpl) == 0);
 	fake_verdict(&v, CLASS_CAPACITY, "scoped-vmem", "capacity-1");
@@ -353,7 +355,7 @@ test_txn(const struct ruleset *rs)
 	CHECK(!util_is_dir(dir));
 	session_txn_release(&t);
 	/* begin, then resume the same failure */
-	CHECK(session_open_for(&t, dir, &v, "run.log", NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, dir, &v, &run_log, NULL, NOW, &o, &err) == 0);
 	CHECK(!o.resumed && !o.archived && t.s && session_exists(dir));
 	CHECK_STREQ(t.s->created, NOW);
 	session_opened_release(&o);
@@ -362,12 +364,12 @@ test_txn(const struct ruleset *rs)
 	CHECK_INTEQ(err.status, PT_EXIT_SYSTEM);
 	session_txn_release(&u);
 	session_txn_release(&t);
-	CHECK(session_open_for(&t, dir, &v, "run.log", NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, dir, &v, &run_log, NULL, NOW, &o, &err) == 0);
 	CHECK(o.resumed && !o.archived);
 	session_opened_release(&o);
 	/* an attempt's log, then attempts up to the cap: the commit writes the report */
-	CHECK(session_txn_save_log(&t, "a log\n", 6, &log, &err) == 0);
-	CHECK_STREQ(log, "sess/logs/attempt-1.log");
+	CHECK(session_txn_save_log(&t, NULL, "a log\n", 6, &log, NULL, &err) == 0);
+	CHECK_STREQ(log, "sess/logs/attempt-1-43033c83341b.log");
 	CHECK(log && util_is_file(log));
 	free(log);
 	while (t.s->status == SESSION_IN_PROGRESS)
@@ -381,7 +383,7 @@ test_txn(const struct ruleset *rs)
 	CHECK_STREQ(t.s->updated, NOW);
 	session_txn_release(&t);
 	/* another failure: the closed session is archived, a new one begun */
-	CHECK(session_open_for(&t, dir, &other, "b.log", NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, dir, &other, &b_log, NULL, NOW, &o, &err) == 0);
 	CHECK(!o.resumed && o.archived && o.archived_other);
 	CHECK_INTEQ(o.archived_status, SESSION_BLOCKED);
 	CHECK(o.archived && util_is_file(o.archived));
@@ -501,6 +503,70 @@ test_interpret_mode_log(const struct ruleset *rs)
 	vars_release(&v.vars);
 }
 
+/*
+ * The edit-and-rerun loop in the store: the first log begins the session
+ * (a piped one is kept), the same log again resumes it, any other log is
+ * the result of the last change (kept for the attempt), and nothing in
+ * progress is ever archived; a closed session is, and comes back.
+ */
+static void
+test_loop_store(const struct ruleset *rs)
+{
+	struct session_txn t = SESSION_TXN_INIT;
+	struct session_opened o;
+	struct pt_err err = PT_ERR_INIT;
+	struct verdict v, other;
+	char tmpl[] = "/tmp/pt-loop-XXXXXX", rm[64], *restored = NULL, *archived = NULL;
+	char d1[SHA256_HEX_LEN + 1], d2[SHA256_HEX_LEN + 1];
+	const char *dir = "sess";
+	struct session_log first = { "<stdin>", d1, "first log\n", 10 };
+	struct session_log second = { "<stdin>", d2, "second log\n", 11 };
+
+	sha256_hex(first.data, first.len, d1);
+	sha256_hex(second.data, second.len, d2);
+	CHECK(mkdtemp(tmpl) != NULL && chdir(tmpl) == 0);
+	fake_verdict(&v, CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	fake_verdict(&other, CLASS_LAYOUT, NULL, "layout-1");
+	CHECK(session_open_loop(&t, dir, &v, &first, NULL, NOW, &o, &err) == 0);
+	CHECK(!o.resumed && !o.result_log && o.seen < 0);
+	CHECK(t.s && t.s->log_saved && util_is_file(t.s->log_saved));
+	CHECK(t.s && t.s->log_saved && strstr(t.s->log_saved, "logs/first-") != NULL);
+	CHECK_STREQ(t.s->log_digest, d1);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	/* the same log again: resumed, not a result */
+	CHECK(session_open_loop(&t, dir, &v, &first, NULL, NOW, &o, &err) == 0);
+	CHECK(o.resumed && o.seen == 0 && !o.result_log && !o.saved);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	/* another log, even of another failure: a result, kept; nothing archived */
+	CHECK(session_open_loop(&t, dir, &other, &second, NULL, NOW, &o, &err) == 0);
+	CHECK(o.result_log && !o.archived && o.saved && util_is_file(o.saved));
+	CHECK(o.saved && strstr(o.saved, "logs/attempt-1-") != NULL);
+	CHECK_INTEQ(t.s->first.cls, CLASS_CAPACITY);
+	CHECK_INTEQ(session_result_of(t.s, &other), RESULT_NEW);
+	CHECK_INTEQ(session_result_of(t.s, &v), RESULT_SAME);
+	/* closed: the next log begins a new session, and the old one can come back */
+	t.s->status = SESSION_RESOLVED;
+	CHECK(session_commit(&t, rs, false, &err) == 0);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	CHECK(session_open_loop(&t, dir, &other, &second, NULL, NOW, &o, &err) == 0);
+	CHECK(o.archived && !o.result_log && t.s->first.cls == CLASS_LAYOUT);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	CHECK(session_restore(dir, 0, &restored, &archived, &err) == 0);
+	CHECK(restored && archived && session_archive_latest(dir) == 2);
+	CHECK(session_open_locked(&t, dir, NOW, &err) == 0 && t.s->first.cls == CLASS_CAPACITY);
+	session_txn_release(&t);
+	free(restored);
+	free(archived);
+	vars_release(&v.vars);
+	vars_release(&other.vars);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmpl);
+	CHECK(chdir("/") == 0 && system(rm) == 0);
+}
+
 /* The report of a session goes beside its directory, so a session kept
  * elsewhere (--session-dir) never writes into a read-only working directory. */
 static void
@@ -539,6 +605,7 @@ main(void)
 	test_contradiction(rs);
 	test_interpret_question(rs);
 	test_interpret_mode_log(rs);
+	test_loop_store(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }
