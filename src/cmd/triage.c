@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "pt/diagnosis.h"
 #include "pt/echo.h"
+#include "pt/github.h"
 #include "pt/json.h"
 #include "pt/rules.h"
 #include "pt/session.h"
@@ -33,12 +34,14 @@ static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 
 const struct cmd_entry cmd_triage_entry = {
 	.name = "triage",
-	.usage = "[triage] [--json] [--quiet] [--no-input] [--answers FILE]\n"
+	.usage = "[triage] [--json | --format FMT] [--quiet] [--no-input] [--answers FILE]\n"
 		 "       [--kernel FILE] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
 	.summary = "classify a Pallas failure log and show the fix ladder",
 	.help =
 	"options:\n"
 	"  --json            print one JSON object (docs/json.md) instead of text\n"
+	"  --format FMT      text (default), json, or github: '::error file=...' lines\n"
+	"                    that put the diagnosis on the kernel's line in GitHub Actions\n"
 	"  -q, --quiet       do not echo a piped log as it streams in\n"
 	"  --no-input        never ask questions; print the diagnosis and the whole ladder\n"
 	"  --answers FILE    walk the ladder with the answers in FILE ('-': stdin), see docs/sessions.md\n"
@@ -65,10 +68,11 @@ const struct cmd_entry cmd_triage_entry = {
 	.run = cmd_triage_run,
 };
 
-enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT };
+enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT, OPT_FORMAT };
 
 static const struct option triage_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "answers", required_argument, NULL, OPT_ANSWERS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -77,7 +81,7 @@ static const struct option triage_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum triage_format { FORMAT_TEXT, FORMAT_JSON };
+enum triage_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_GITHUB };
 
 struct triage_args {
 	enum triage_format format;
@@ -162,6 +166,14 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 	while ((c = getopt_long(argc, argv, "q", triage_options, NULL)) != -1) {
 		if (c == OPT_JSON)
 			a->format = FORMAT_JSON;
+		else if (c == OPT_FORMAT && strcmp(optarg, "text") == 0)
+			a->format = FORMAT_TEXT;
+		else if (c == OPT_FORMAT && strcmp(optarg, "json") == 0)
+			a->format = FORMAT_JSON;
+		else if (c == OPT_FORMAT && strcmp(optarg, "github") == 0)
+			a->format = FORMAT_GITHUB;
+		else if (c == OPT_FORMAT)
+			return cmd_usage_error(e, "--format takes text, json or github, not '%s'", optarg);
 		else if (c == 'q')
 			a->quiet = true;
 		else if (c == OPT_ANSWERS)
@@ -181,7 +193,8 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 		return cmd_usage_error(e, "no log given: name a file, or pipe one in "
 				       "(python k.py 2>&1 | pallas-triage)");
 	if (a->wo.answers && a->format != FORMAT_TEXT)
-		return cmd_usage_error(e, "--json never walks the ladder; --answers walks it");
+		return cmd_usage_error(e, "--%s never walks the ladder; --answers walks it",
+				       a->format == FORMAT_JSON ? "json" : "format github");
 	if (a->wo.answers && strcmp(a->wo.answers, "-") == 0 && strcmp(a->path, "-") == 0)
 		return cmd_usage_error(e, "the log and --answers cannot both come from standard input");
 	return 0;
@@ -232,6 +245,11 @@ print_machine(struct pt_ctx *ctx, const struct triage_args *a, const struct verd
 {
 	struct json *j;
 
+	if (a->format == FORMAT_GITHUB) {
+		/* GitHub checks out the repository there: paths become the repo's */
+		github_annotate(stdout, ctx->rules, v, a->name, getenv("GITHUB_WORKSPACE"), false);
+		return verdict_status(v);
+	}
 	j = diagnosis_json(ctx->rules, v, a->name);
 	json_print(j, stdout);
 	json_free(j);
@@ -250,12 +268,12 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
 		return rc;
-	/* JSON is for programs: nobody is there to answer */
+	/* JSON and CI annotations are for programs: nobody is there to answer */
 	walk = a.format == FORMAT_TEXT && (a.wo.answers || walk_interactive(ctx->no_input, stdout));
 	logread_init(&lr);
 	lr.path = a.path;
 	lr.name = a.name;
-	/* the echo is for people: programs reading JSON want the answer */
+	/* the echo is for people: programs reading JSON or annotations want the answer */
 	lr.echo_to = a.quiet || a.format != FORMAT_TEXT ? NULL : stdout;
 	lr.keep = walk || session_exists(cmd_session_dir(ctx));
 	if (logread_run(&lr, ctx, a.wo.kernel, &v, &err) < 0) {
