@@ -586,8 +586,8 @@ new_failure(struct session *s, struct attempt *a, enum pt_class before)
 	}
 	s->nruled = k;
 	if (s->interp != INTERP_UNASKED) {
-		buf_addf(&note, "%sthe interpret-mode answer (%s) was about the %s failure: it is "
-			 "asked again for this one", note.len ? "; " : "", interp_answer_name(s->interp),
+		buf_addf(&note, "%sthe interpret-mode answer (%s) was about the %s failure, not "
+			 "this one", note.len ? "; " : "", interp_answer_name(s->interp),
 			 class_name(before));
 		s->interp = INTERP_UNASKED;
 	}

@@ -25,6 +25,7 @@
 #include "pt/session.h"
 #include "pt/session_print.h"
 #include "pt/sha256.h"
+#include "pt/suggest.h"
 #include "pt/term.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
@@ -208,6 +209,25 @@ walk_cmd_find(const char *s)
 	return NULL;
 }
 
+/* "unknown answer 'fixd'; did you mean 'fixed'?" (or: type help) */
+static void
+print_unknown_answer(struct walk *w, const char *const *names, size_t n, const char *hint)
+{
+	struct suggest sg;
+	const char *near;
+
+	suggest_init(&sg, w->line);
+	for (size_t i = 0; i < n; i++)
+		if (names[i])
+			suggest_offer(&sg, names[i]);
+	fputs("  unknown answer '", w->out);
+	put_untrusted(w->out, w->line);
+	if ((near = suggest_best(&sg)))
+		fprintf(w->out, "'; did you mean '%s'?\n", near);
+	else
+		fprintf(w->out, "': %s\n", hint);
+}
+
 static void
 print_help(FILE *out)
 {
@@ -242,8 +262,12 @@ ask_interpret(struct walk *w, struct pt_err *err)
 			break;
 		if (strcmp(w->line, "quit") == 0 || strcmp(w->line, "q") == 0)
 			return END_QUIT;
-		if (*w->line)
-			fputs("  answer yes, no or skip (or quit)\n", w->out);
+		if (*w->line) {
+			static const char *const answers[] = { "yes", "no", "skip", "quit" };
+
+			print_unknown_answer(w, answers, ARRAY_SIZE(answers),
+					     "answer yes, no or skip (or quit)");
+		}
 	}
 	if (session_interpret(w->t.s, a, &nw, err) < 0)
 		return END_ERROR;
@@ -267,9 +291,12 @@ ask_result(struct walk *w, const struct rung *r, int *res)
 		if (!*w->line)
 			continue;
 		if (!(c = walk_cmd_find(w->line))) {
-			fputs("  unknown answer '", w->out);
-			put_untrusted(w->out, w->line);
-			fputs("': type help\n", w->out);
+			const char *names[ARRAY_SIZE(walk_cmds)];
+
+			/* full names only: a one-letter alias is close to every typo */
+			for (size_t i = 0; i < ARRAY_SIZE(walk_cmds); i++)
+				names[i] = walk_cmds[i].name;
+			print_unknown_answer(w, names, ARRAY_SIZE(names), "type help");
 			continue;
 		}
 		if (c->act == ACT_RESULT) {
@@ -321,8 +348,27 @@ save_paste(struct walk *w, const struct buf *paste, struct pt_err *err)
 }
 
 /*
+ * A line typed at log> that names a file rather than starting a log: one
+ * word with a directory or a log's extension. A pasted log starts with a
+ * message ("Traceback (most recent call last):"), which has spaces.
+ */
+static bool
+looks_like_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || strpbrk(s, " \t"))
+		return false;
+	if (strchr(s, '/') || s[0] == '~')
+		return true;
+	return (n > 4 && (strcmp(s + n - 4, ".log") == 0 || strcmp(s + n - 4, ".txt") == 0 ||
+			  strcmp(s + n - 4, ".out") == 0 || strcmp(s + n - 4, ".err") == 0));
+}
+
+/*
  * The new log of a "different" answer: a path, or a paste ended by a line
- * holding only "." (or by the end of input). A paste is kept under
+ * holding only "." (or by the end of input). A path that does not exist is
+ * said so and asked again (looks_like_path()). A paste is kept under
  * dir/logs/, also when Ctrl-C cuts it short. pending.log = "" records "no log".
  */
 static int
@@ -334,12 +380,19 @@ ask_log(struct walk *w, struct pt_err *err)
 
 	fputs("  paste the new log and end it with a line holding only '.', or type its path\n"
 	      "  (Enter: no log)\n", w->out);
-	if ((end = ask(w, "log> ", false)) != END_NONE)
-		return end;
-	if (!*w->line || util_is_file(w->line)) {
-		free(w->t.s->pending.log);
-		w->t.s->pending.log = xstrdup(w->line);
-		return END_NONE;
+	for (;;) {
+		if ((end = ask(w, "log> ", false)) != END_NONE)
+			return end;
+		if (!*w->line || util_is_file(w->line)) {
+			free(w->t.s->pending.log);
+			w->t.s->pending.log = xstrdup(w->line);
+			return END_NONE;
+		}
+		if (!looks_like_path(w->line))
+			break;
+		fputs("  no file '", w->out);
+		put_untrusted(w->out, w->line);
+		fputs("': type its path again, or paste the log itself\n", w->out);
 	}
 	buf_init(&paste, WALK_MAX_PASTE);
 	buf_addf(&paste, "%s\n", w->line);
