@@ -395,9 +395,12 @@ json_context(struct json *o, const struct ruleset *rs, const struct verdict *v)
 	}
 	env = json_add_object(o, "environment");
 	vals = json_add_object(o, "values");
+	/* environment fields stay text: "3.11" is a version, not a number */
 	for (size_t i = 0; i < v->vars.n; i++)
-		json_add_str(ruleset_is_env_field(rs, v->vars.v[i].name) ? env : vals, v->vars.v[i].name,
-			     v->vars.v[i].value);
+		if (ruleset_is_env_field(rs, v->vars.v[i].name))
+			json_add_str(env, v->vars.v[i].name, v->vars.v[i].value);
+		else
+			json_add_typed(vals, v->vars.v[i].name, v->vars.v[i].value);
 }
 
 struct json *

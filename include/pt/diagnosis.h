@@ -14,7 +14,8 @@
 
 struct json;
 
-#define DIAGNOSIS_SCHEMA_VERSION 1
+/* 2: `values` holds numbers and booleans as such (docs/json.md) */
+#define DIAGNOSIS_SCHEMA_VERSION 2
 
 struct diagnosis_opts {
 	bool color;          /* ANSI colour and highlighted matches */

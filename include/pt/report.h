@@ -19,6 +19,8 @@
 
 #define REPORT_MD_FILE "pallas-triage-report.md"
 #define REPORT_JSON_FILE "pallas-triage-report.json"
+/* 2: the first diagnosis's `values` are typed as in `--json` (docs/json.md) */
+#define REPORT_SCHEMA_VERSION 2
 
 struct report_kv {
 	char *key;

@@ -41,8 +41,18 @@ d = json.load(open(sys.argv[1]))
 need = ["schema_version", "class", "subkind", "confidence", "evidence", "runner_up",
         "location", "environment", "fingerprint", "ladder"]
 assert all(k in d for k in need), [k for k in need if k not in d]
-assert d["schema_version"] == 1 and d["class"] == "capacity"
+assert d["schema_version"] == 2 and d["class"] == "capacity"
 assert all({"line", "text", "rule"} <= set(e) for e in d["evidence"])
+PY
+check "json values are typed: numbers, booleans, text" python3 - "$T/j.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))["values"]
+assert v["vmem_limit_bytes"] == 59768832 and type(v["vmem_limit_bytes"]) is int, v
+assert v["used_bytes"] == 47290778, v
+assert v["scoped_limit_hit"] is True, v
+assert v["used"] == "45.10M" and v["vmem_limit_human"] == "57 MiB", v
+env = json.load(open(sys.argv[1]))["environment"]
+assert all(type(x) is str for x in env.values()), env
 PY
 check "json for unknown has a reason" sh -c "$PT --json $L/unknown-hbm-oom.log | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"class\"]==\"unknown\" and d[\"reason\"]'"
 

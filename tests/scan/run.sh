@@ -51,7 +51,7 @@ d = sys.argv[2]
 want = [d + "/a/deep/er/job-3.log", d + "/a/job-1.log", d + "/a/job-2.log"] + \
        [d + "/b/job-%d.log" % i for i in range(4, 9)]
 assert [o["source"] for o in objs] == want, [o["source"] for o in objs]
-assert all(o["schema_version"] == 1 and o["fingerprint"] for o in objs)
+assert all(o["schema_version"] == 2 and o["fingerprint"] for o in objs)
 assert [o["class"] for o in objs] == ["capacity"] * 4 + ["layout"] * 2 + ["synchronization", "unknown"]
 assert len({o["fingerprint"] for o in objs[:4]}) == 1
 PY
