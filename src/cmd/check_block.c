@@ -499,7 +499,7 @@ resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
 	in->json = a->json;
 	if (!(in->chip = chiptab_want_chip(t, a->chip, &err)) ||
 	    !(in->dtype = chiptab_want_dtype(t, a->dtype, &err)))
-		return cmd_usage_error(e, "%s", err.msg);
+		return cmd_not_found(NULL, "%s", err.msg);
 	if (shape_parse(&in->block, a->block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
 	if (a->array && shape_parse(&in->array, a->array, false, &err) < 0)

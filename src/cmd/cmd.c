@@ -111,6 +111,27 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 }
 
 int
+cmd_not_found(const char *near, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	fflush(stdout);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fputs("pallas-triage: error: ", stderr);
+	term_puts_untrusted(stderr, msg);
+	fputc('\n', stderr);
+	if (near) {
+		fputs("did you mean '", stderr);
+		term_puts_untrusted(stderr, near);
+		fputs("'?\n", stderr);
+	}
+	return PT_EXIT_USAGE;
+}
+
+int
 cmd_check_args(const struct cmd_entry *e, int argc, int optind_)
 {
 	int n = argc - optind_;

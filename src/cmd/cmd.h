@@ -60,6 +60,12 @@ void cmd_print_usage(const struct cmd_entry *e, FILE *fp);
 /* Print a one-line reason (none when fmt is NULL), the usage and "try 'pallas-triage help NAME'"
  * to stderr; returns PT_EXIT_USAGE. */
 int cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...) PT_PRINTF(2, 3);
+/*
+ * The thing named does not exist (a chip, a pack, a command for help): the
+ * command line was well formed, so the message alone, without the usage
+ * block; near (may be NULL) is offered as "did you mean". Returns PT_EXIT_USAGE.
+ */
+int cmd_not_found(const char *near, const char *fmt, ...) PT_PRINTF(2, 3);
 /* After getopt_long: check the operand count (argc - optind); returns 0 or PT_EXIT_USAGE. */
 int cmd_check_args(const struct cmd_entry *e, int argc, int optind_);
 /* Load ctx->rules if not loaded yet (also used by commands that need rules only sometimes). */
