@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pt/classify.h"
 #include "pt/decode.h"
@@ -126,10 +127,12 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 {
 	struct classifier *c = classifier_create(rs, o ? o->prefilter : NULL, o ? o->matcher : NULL);
 	struct decode_reader dr = DECODE_READER_INIT;
+	struct stat st;
 
 	if (o && o->assert_context)
 		classifier_assert_context(c, o->assert_context, o->assert_why);
 	window_want_scout(&c->w, fd, o ? o->threads : 0);
+	dr.stream = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
 	for (;;) {
 		ssize_t n = window_read(&c->w, &dr, fd);
 

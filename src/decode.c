@@ -254,7 +254,8 @@ sniff(struct decode_reader *r, int fd, char *dst, size_t cap)
 	while (got < want) {
 		ssize_t n = read(fd, dst + got, want - got);
 
-		if (n < 0 && errno == EINTR)
+		/* a stream's reader may want to stop (Ctrl-C on a program that hangs) */
+		if (n < 0 && errno == EINTR && !(r->stream && got == 0))
 			continue;
 		if (n < 0 && got == 0)
 			return -1;
@@ -263,6 +264,8 @@ sniff(struct decode_reader *r, int fd, char *dst, size_t cap)
 			break;
 		}
 		got += (size_t)n;
+		if (r->stream)
+			break;  /* a mark or interleaved NULs show in the first bytes already */
 	}
 	r->dec.enc = decode_detect((unsigned char *)dst, got, true, &bom);
 	if (r->dec.enc == DECODE_PASS)
