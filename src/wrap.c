@@ -92,8 +92,8 @@ hang_of(const char *s, size_t n, unsigned width)
 		;
 	if (i + 1 < n && (s[i] == '*' || s[i] == '-') && s[i + 1] == ' ')
 		hang = (unsigned)lead + 2;
-	else if (j < n && j > i && s[j - 1] == ':' && cols(s, 0, j + 1, 0) <= KEY_MAX_COLS)
-		hang = cols(s, 0, j + 1, 0);
+	else if (j < n && j > i && s[j - 1] == ':' && cols(s, 0, j + strspn(s + j, " "), 0) <= KEY_MAX_COLS)
+		hang = cols(s, 0, j + strspn(s + j, " "), 0);
 	else {
 		hang = lead ? (unsigned)lead + 2 : 0;
 		for (; j + 1 < n; j++) {
@@ -113,15 +113,18 @@ hang_of(const char *s, size_t n, unsigned width)
 }
 
 /*
- * The space run to break s[start..n) at, when it starts at column col: the
- * last one before the text passes width, or for a word too long for the
- * line, the first one after it. Returns its start (n: no break, the rest
- * is written as it is) and its end in *end.
+ * The place to break s[start..n), which starts at column col: the last space
+ * run before the text passes width. A word too long for the line breaks
+ * after its last '(' or ',' that fits: inside brackets a line break keeps
+ * pasted Python valid, where a break elsewhere in code would not. Failing
+ * that, the word overflows whole, up to the next space. Returns the break's
+ * start (n: no break, the rest is written as it is) and the end of what it
+ * drops (the spaces) in *end.
  */
 static size_t
 find_break(const char *s, size_t start, size_t n, unsigned col, unsigned width, size_t *end)
 {
-	size_t cand = n, i, e;
+	size_t cand = n, soft = n, i, e;
 
 	for (i = start; i < n; i++) {
 		if ((e = esc_len(s, n, i))) {
@@ -129,22 +132,35 @@ find_break(const char *s, size_t start, size_t n, unsigned col, unsigned width, 
 			continue;
 		}
 		if (s[i] == ' ' && i > start && s[i - 1] != ' ') {
-			if (col <= width) {
+			if (col <= width)
 				cand = i;
-			} else {
-				if (cand == n)
-					cand = i;
+			else
 				break;
-			}
 		}
 		col = advance(s, i, col);
+		if ((s[i] == '(' || s[i] == ',') && col <= width && i + 1 < n && s[i + 1] != ' ')
+			soft = i + 1;
+		if (s[i] == ' ')
+			soft = n;       /* only inside the word being written */
 	}
-	if (i >= n && (col <= width || cand == n))
+	if (i >= n && col <= width)
 		return n;
-	for (e = cand; e < n && s[e] == ' '; e++)
+	if (cand != n) {
+		for (e = cand; e < n && s[e] == ' '; e++)
+			;
+		*end = e;
+		return e >= n ? n : cand;
+	}
+	if (soft != n) {
+		*end = soft;
+		return soft;
+	}
+	if (i >= n)
+		return n;
+	for (e = i; e < n && s[e] == ' '; e++)
 		;
 	*end = e;
-	return e >= n ? n : cand;
+	return e >= n ? n : i;
 }
 
 static void

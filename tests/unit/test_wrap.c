@@ -78,6 +78,10 @@ main(void)
 	same_as("      10: jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out\n", 40,
 		"      10: jax.errors.JaxRuntimeError:\n"
 		"          RESOURCE_EXHAUSTED: Ran out\n");
+	/* a key and its gap: continuations start where the value does */
+	same_as("  debug:  one two three four five six seven\n", 30,
+		"  debug:  one two three four\n"
+		"          five six seven\n");
 	/* a bullet */
 	same_as("  * ruled out numerics/logic: does not reproduce\n", 30,
 		"  * ruled out numerics/logic:\n"
@@ -86,6 +90,10 @@ main(void)
 	same_as("  change  compiler_params=pltpu.CompilerParams(vmem_limit_bytes=1) # why\n", 30,
 		"  change  compiler_params=pltpu.CompilerParams(vmem_limit_bytes=1)\n"
 		"          # why\n");
+	/* ... unless it has a '(' or ',' that fits: a break there keeps pasted Python valid */
+	same_as("  debug   jax.config.update(\"jax_pallas_verbose_errors\", True)\n", 45,
+		"  debug   jax.config.update(\n"
+		"          \"jax_pallas_verbose_errors\", True)\n");
 	/* colour takes no columns: this fits in 10 */
 	same_as("\033[1mbold\033[0m text\n", 10, "\033[1mbold\033[0m text\n");
 	/* a UTF-8 character is one column */
