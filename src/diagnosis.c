@@ -261,8 +261,9 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 		if (cd->interpret_note)
 			fprintf(fp, "%sinterpret%s    %s\n", c_on(o->color, TERM_BOLD),
 				c_on(o->color, TERM_RESET), cd->interpret_note);
-		diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
-	} else {
+		if (!o->no_ladder)
+			diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
+	} else if (!o->no_ladder) {
 		print_next_steps(fp, rs, v, o->color);
 	}
 	if (v->long_lines)

@@ -97,10 +97,8 @@ session_print_no_interpret(FILE *out, const struct ruleset *rs, const struct ses
 	if (s->status != SESSION_IN_PROGRESS || s->interp != INTERP_UNASKED ||
 	    session_interpret_applies(s, rs) || !cd)
 		return;
-	fprintf(out, "\nno interpret-mode question: it cannot tell anything about %s", class_name(c));
-	if (cd->interpret_note)
-		fprintf(out, " (%s)", cd->interpret_note);
-	fputs("\n", out);
+	fprintf(out, "\nno interpret-mode question: interpret mode cannot tell anything about %s "
+		"('pallas-triage explain %s' says why)\n", class_name(c), class_name(c));
 }
 
 void

@@ -20,6 +20,7 @@ struct json;
 struct diagnosis_opts {
 	bool color;          /* ANSI colour and highlighted matches */
 	bool whole_ladder;   /* every applicable rung, not only the first */
+	bool no_ladder;      /* no rung and no next steps: a walk follows and shows them */
 	const char *source;  /* the log's name, for the header */
 };
 

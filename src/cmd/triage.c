@@ -106,6 +106,7 @@ print_text(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool w
 	struct diagnosis_opts o = {
 		.color = cmd_use_color(ctx, stdout),
 		.whole_ladder = whole_ladder,
+		.no_ladder = !whole_ladder,    /* the walk that follows shows each rung */
 		.source = name,
 	};
 	struct wrap_out wo;
