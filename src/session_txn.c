@@ -154,11 +154,32 @@ begin_if_new(struct session_txn *t, const struct verdict *v, const struct sessio
 	return 0;
 }
 
-static void
-opened_init(struct session_opened *o)
+/* How the store treats a session in the directory, for a log the user names. */
+enum open_mode {
+	OPEN_START,                 /* session start: resume the same failure, archive any other */
+	OPEN_LOOP,                  /* the loop: keep one in progress, whatever the log */
+};
+
+static int
+open_with(enum open_mode mode, struct session_txn *t, const char *dir, const struct verdict *v,
+	  const struct session_log *log, const char *kernel, const char *fixed_now,
+	  struct session_opened *o, struct pt_err *err)
 {
 	memset(o, 0, sizeof(*o));
 	o->seen = -1;
+	/* check before an old session is archived for nothing */
+	if (kernel && access(kernel, R_OK) != 0)
+		return pt_err_errno(err, PT_EXIT_DATA, "cannot read the kernel '%s'", kernel);
+	if (txn_lock(t, dir, fixed_now, err) < 0)
+		return -1;
+	if ((mode == OPEN_START ? resume_or_archive(t, v, o, err) :
+	     resume_or_result(t, v, log, o, err)) < 0)
+		return -1;
+	if (begin_if_new(t, v, log, kernel, o, err) < 0)
+		return -1;
+	if (o->result_log && keep_log(t, log, NULL, o, err) < 0)
+		return -1;
+	return session_save(t->s, dir, err);
 }
 
 int
@@ -166,14 +187,7 @@ session_open_for(struct session_txn *t, const char *dir, const struct verdict *v
 		 const struct session_log *log, const char *kernel, const char *fixed_now,
 		 struct session_opened *o, struct pt_err *err)
 {
-	opened_init(o);
-	/* check before an old session is archived for nothing */
-	if (kernel && access(kernel, R_OK) != 0)
-		return pt_err_errno(err, PT_EXIT_DATA, "cannot read the kernel '%s'", kernel);
-	if (txn_lock(t, dir, fixed_now, err) < 0 || resume_or_archive(t, v, o, err) < 0 ||
-	    begin_if_new(t, v, log, kernel, o, err) < 0)
-		return -1;
-	return session_save(t->s, dir, err);
+	return open_with(OPEN_START, t, dir, v, log, kernel, fixed_now, o, err);
 }
 
 int
@@ -181,15 +195,7 @@ session_open_loop(struct session_txn *t, const char *dir, const struct verdict *
 		  const struct session_log *log, const char *kernel, const char *fixed_now,
 		  struct session_opened *o, struct pt_err *err)
 {
-	opened_init(o);
-	if (kernel && access(kernel, R_OK) != 0)
-		return pt_err_errno(err, PT_EXIT_DATA, "cannot read the kernel '%s'", kernel);
-	if (txn_lock(t, dir, fixed_now, err) < 0 || resume_or_result(t, v, log, o, err) < 0 ||
-	    begin_if_new(t, v, log, kernel, o, err) < 0)
-		return -1;
-	if (o->result_log && keep_log(t, log, NULL, o, err) < 0)
-		return -1;
-	return session_save(t->s, dir, err);
+	return open_with(OPEN_LOOP, t, dir, v, log, kernel, fixed_now, o, err);
 }
 
 void

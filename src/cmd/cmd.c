@@ -82,6 +82,20 @@ help_target_len(const struct cmd_entry *e)
 	return (int)(p - u);
 }
 
+/* "pallas-triage: error: MSG" on stderr, after what stdout holds. MSG quotes
+ * operands, which may be names of planted files: it is escaped. */
+static void
+print_error(const char *fmt, va_list ap)
+{
+	char msg[2048];
+
+	fflush(stdout);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fputs("pallas-triage: error: ", stderr);
+	term_puts_untrusted(stderr, msg);
+	fputc('\n', stderr);
+}
+
 int
 cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 {
@@ -90,15 +104,9 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 
 	fflush(stdout);
 	if (fmt) {
-		char msg[2048];
-
-		/* it quotes operands, which may be names of planted files */
 		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
+		print_error(fmt, ap);
 		va_end(ap);
-		fputs("pallas-triage: error: ", stderr);
-		term_puts_untrusted(stderr, msg);
-		fputc('\n', stderr);
 	}
 	if (!e) {
 		fputs("try 'pallas-triage help'\n", stderr);
@@ -113,16 +121,11 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 int
 cmd_not_found(const char *near, const char *fmt, ...)
 {
-	char msg[2048];
 	va_list ap;
 
-	fflush(stdout);
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	print_error(fmt, ap);
 	va_end(ap);
-	fputs("pallas-triage: error: ", stderr);
-	term_puts_untrusted(stderr, msg);
-	fputc('\n', stderr);
 	if (near) {
 		fputs("did you mean '", stderr);
 		term_puts_untrusted(stderr, near);
