@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pt/classify.h"
 #include "pt/decode.h"
@@ -126,14 +127,18 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 {
 	struct classifier *c = classifier_create(rs, o ? o->prefilter : NULL, o ? o->matcher : NULL);
 	struct decode_reader dr = DECODE_READER_INIT;
+	struct stat st;
 
 	if (o && o->assert_context)
 		classifier_assert_context(c, o->assert_context, o->assert_why);
 	window_want_scout(&c->w, fd, o ? o->threads : 0);
+	dr.stream = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
 	for (;;) {
 		ssize_t n = window_read(&c->w, &dr, fd);
 
 		if (n < 0) {
+			if (errno == EINTR && o && o->stop && o->stop(o->tap_arg))
+				break;
 			if (errno == EINTR)
 				continue;
 			pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", name);
@@ -143,6 +148,8 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 		}
 		if (n == 0)
 			break;
+		if (o && o->tap)
+			o->tap(o->tap_arg, c->w.buf + c->w.len, (size_t)n);
 		commit(c, (size_t)n);
 	}
 	classifier_finish(c, v);

@@ -12,6 +12,7 @@
 #include "pt/advice.h"
 #include "pt/classify.h"
 #include "pt/rules.h"
+#include "pt/sha256.h"
 #include "pt/xalloc.h"
 
 /* Returns an fd (STDIN_FILENO for "-"), or -1 with err set. */
@@ -36,12 +37,43 @@ int
 classify_path(const struct ruleset *rs, const char *path, const char *kernel, unsigned threads,
 	      struct verdict *v, struct pt_err *err)
 {
+	return classify_path_watch(rs, path, kernel, threads, NULL, v, err);
+}
+
+static void
+hash_tap(void *arg, const char *data, size_t len)
+{
+	sha256_update(arg, data, len);
+}
+
+int
+classify_path_digest(const struct ruleset *rs, const char *path, const char *kernel,
+		     unsigned threads, char digest[65], struct verdict *v, struct pt_err *err)
+{
+	struct sha256 h;
+	struct log_watch w = { .tap = hash_tap, .arg = &h };
+
+	sha256_init(&h);
+	if (classify_path_watch(rs, path, kernel, threads, &w, v, err) < 0)
+		return -1;
+	sha256_final_hex(&h, digest);
+	return 0;
+}
+
+int
+classify_path_watch(const struct ruleset *rs, const char *path, const char *kernel,
+		    unsigned threads, const struct log_watch *w, struct verdict *v,
+		    struct pt_err *err)
+{
 	bool in = strcmp(path, "-") == 0;
 	char *why = kernel ? xasprintf("--kernel %s", kernel) : NULL;
 	struct classify_opts opts = {
 		.threads = threads,
 		.assert_context = kernel ? rs->policy.kernel_context : NULL,
 		.assert_why = why,
+		.tap = w ? w->tap : NULL,
+		.stop = w ? w->stop : NULL,
+		.tap_arg = w ? w->arg : NULL,
 	};
 	int fd = open_log(path, err), rc = -1;
 

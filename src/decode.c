@@ -242,6 +242,20 @@ decoder_release(struct decoder *d)
 }
 
 /*
+ * A stream decides on its first bytes, so that a program that prints a
+ * line and then waits is seen at once. Only what could still turn out to
+ * be UTF-16 or UTF-32 (a NUL, or a byte-order mark's first byte) waits for
+ * a few units more.
+ */
+static bool
+stream_needs_more(const unsigned char *p, size_t n)
+{
+	if (n >= 64)
+		return false;
+	return memchr(p, 0, n) || p[0] == 0xff || p[0] == 0xfe || p[0] == 0xef;
+}
+
+/*
  * Read the first bytes, enough to decide the encoding. Returns what
  * decode_read() returns when they pass to dst as they are; once they are
  * transcoded (into r->out), 0.
@@ -254,7 +268,8 @@ sniff(struct decode_reader *r, int fd, char *dst, size_t cap)
 	while (got < want) {
 		ssize_t n = read(fd, dst + got, want - got);
 
-		if (n < 0 && errno == EINTR)
+		/* a stream's reader may want to stop (Ctrl-C on a program that hangs) */
+		if (n < 0 && errno == EINTR && !(r->stream && got == 0))
 			continue;
 		if (n < 0 && got == 0)
 			return -1;
@@ -263,6 +278,8 @@ sniff(struct decode_reader *r, int fd, char *dst, size_t cap)
 			break;
 		}
 		got += (size_t)n;
+		if (r->stream && !stream_needs_more((unsigned char *)dst, got))
+			break;
 	}
 	r->dec.enc = decode_detect((unsigned char *)dst, got, true, &bom);
 	if (r->dec.enc == DECODE_PASS)

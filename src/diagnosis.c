@@ -265,8 +265,9 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 		if (note)
 			fprintf(fp, "%sinterpret%s    %s\n", c_on(o->color, TERM_BOLD),
 				c_on(o->color, TERM_RESET), note);
-		diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
-	} else {
+		if (!o->no_ladder)
+			diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
+	} else if (!o->no_ladder) {
 		print_next_steps(fp, rs, v, o->color);
 	}
 	if (v->long_lines)
@@ -399,9 +400,12 @@ json_context(struct json *o, const struct ruleset *rs, const struct verdict *v)
 	}
 	env = json_add_object(o, "environment");
 	vals = json_add_object(o, "values");
+	/* environment fields stay text: "3.11" is a version, not a number */
 	for (size_t i = 0; i < v->vars.n; i++)
-		json_add_str(ruleset_is_env_field(rs, v->vars.v[i].name) ? env : vals, v->vars.v[i].name,
-			     v->vars.v[i].value);
+		if (ruleset_is_env_field(rs, v->vars.v[i].name))
+			json_add_str(env, v->vars.v[i].name, v->vars.v[i].value);
+		else
+			json_add_typed(vals, v->vars.v[i].name, v->vars.v[i].value);
 }
 
 struct json *

@@ -505,6 +505,22 @@ transient(CURLcode rc)
 	}
 }
 
+/*
+ * The host answered and said nothing listens there (ECONNREFUSED): a wrong
+ * port or a service that is not running, which waiting does not change. A
+ * connect that timed out or a network that is unreachable may come back.
+ */
+static bool
+refused(struct conn *c, CURLcode rc)
+{
+	long os_errno = 0;
+
+	if (rc != CURLE_COULDNT_CONNECT)
+		return false;
+	return curl_easy_getinfo(c->h, CURLINFO_OS_ERRNO, &os_errno) == CURLE_OK &&
+	       os_errno == ECONNREFUSED;
+}
+
 static int
 conn_open(struct conn *c, struct buf *body, struct pt_err *err)
 {
@@ -701,7 +717,7 @@ http_post_json(const char *url, const char *body, size_t len, struct http_respon
 					 "report is not sent on to another address", res->status);
 		} else {
 			describe(&c, rc, o, tmo, last, sizeof(last));
-			retry = transient(rc);
+			retry = transient(rc) && !refused(&c, rc);
 		}
 		if (!retry) {
 			pt_err_set(err, PT_EXIT_SYSTEM, "cannot post to '%s': %s", shown, last);

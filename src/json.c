@@ -99,6 +99,52 @@ make_num(double v)
 	return cJSON_CreateNumber(v);
 }
 
+/* Is s a number by JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool
+is_json_number(const char *s)
+{
+	const char *p = s + (*s == '-');
+
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		p += strspn(p, "0123456789");
+	else
+		return false;
+	if (*p == '.') {
+		size_t n = strspn(p + 1, "0123456789");
+
+		if (!n)
+			return false;
+		p += 1 + n;
+	}
+	if (*p == 'e' || *p == 'E') {
+		size_t n;
+
+		p += 1 + (p[1] == '+' || p[1] == '-');
+		if (!(n = strspn(p, "0123456789")))
+			return false;
+		p += n;
+	}
+	return *p == '\0';
+}
+
+void
+json_add_typed(struct json *o, const char *k, const char *v)
+{
+	/* the number is written as the text it was, digit for digit: a value
+	 * read from a log ("0.0078125", "1e-05") is not rounded through a double */
+	if (v && strlen(v) <= 64 && is_json_number(v))
+		add(o, k, cJSON_CreateRaw(v));
+	/* the calculators' flags say yes and no (docs/calculators.md) */
+	else if (v && (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0))
+		add(o, k, cJSON_CreateBool(true));
+	else if (v && (strcmp(v, "false") == 0 || strcmp(v, "no") == 0))
+		add(o, k, cJSON_CreateBool(false));
+	else
+		json_add_str(o, k, v);
+}
+
 void json_add_str(struct json *o, const char *k, const char *v)
 {
 	add(o, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());

@@ -108,6 +108,10 @@ build_status(struct report *r, const struct session *s)
 		r->status = "resolved";
 		r->status_line = xasprintf("fixed at attempt %d of %d (%s)", last ? last->n : 0,
 					   SESSION_ATTEMPT_CAP, last ? last->rung : "?");
+	} else if (s->status == SESSION_BLOCKED && s->finding) {
+		r->status = "blocked";
+		r->status_line = xasprintf("stopped after %zu of %d attempts: %s", s->nattempts,
+					   SESSION_ATTEMPT_CAP, s->finding);
 	} else if (s->status == SESSION_BLOCKED && s->nattempts >= SESSION_ATTEMPT_CAP) {
 		r->status = "blocked";
 		r->status_line = xasprintf("stopped at attempt %d of %d without a fix",
@@ -157,6 +161,7 @@ build_diagnosis(struct report *r, const struct session *s, const struct ruleset 
 	r->fingerprint = rdup(r, d->fingerprint);
 	r->fingerprint_text = rdup(r, d->fingerprint_text);
 	r->log = rdup(r, s->log);
+	r->log_saved = rdup(r, s->log_saved);
 	for (size_t i = 0; i < d->nev;) {
 		struct buf key = BUF_INIT;
 		size_t j = i;
@@ -190,11 +195,20 @@ result_text(enum attempt_result res)
 }
 
 static void
-build_history(struct report *r, const struct session *s)
+build_history(struct report *r, const struct session *s, const struct ruleset *rs)
 {
+	const struct class_def *cd = s->cls < CLASS_COUNT && rs->have_class[s->cls] ?
+				     &rs->classes[s->cls] : NULL;
+
 	for (size_t i = 0; i < ARRAY_SIZE(interp_text); i++)
 		if (interp_text[i].a == s->interp)
 			r->interpret = xstrdup(interp_text[i].text);
+	if (s->interp == INTERP_UNASKED && cd && cd->interpret &&
+	    strcmp(cd->interpret, "not-modelled") == 0) {
+		free(r->interpret);
+		r->interpret = xasprintf("not asked: interpret mode cannot tell anything about %s",
+					 class_name(s->cls));
+	}
 	for (size_t i = 0; i < s->nruled; i++)
 		kv_push(&r->ruled, &r->nruled, class_label(s->ruled[i].cls, s->ruled[i].subkind),
 			rdup(r, s->ruled[i].reason));
@@ -336,7 +350,7 @@ report_build(struct report *r, const struct session *s, const struct ruleset *rs
 	ladder_render_init(&ar, rs, &s->vars);
 	build_status(r, s);
 	build_diagnosis(r, s, rs);
-	build_history(r, s);
+	build_history(r, s, rs);
 	build_next(r, s, rs, &ar);
 	build_more(r, s);
 	build_flags(r, s, rs, &ar);
@@ -415,6 +429,7 @@ report_release(struct report *r)
 	free(r->location);
 	free(r->key_line);
 	free(r->log);
+	free(r->log_saved);
 	kv_free(r->evidence, r->nevidence);
 	kv_free(r->values, r->nvalues);
 	kv_free(r->env, r->nenv);

@@ -29,6 +29,16 @@ kv_object(struct json *o, const char *key, const struct report_kv *kv, size_t n)
 		json_add_str(m, kv[i].key, kv[i].value);
 }
 
+/* Values as `--json` types them (docs/json.md): numbers and booleans as such. */
+static void
+kv_typed(struct json *o, const char *key, const struct report_kv *kv, size_t n)
+{
+	struct json *m = json_add_object(o, key);
+
+	for (size_t i = 0; i < n; i++)
+		json_add_typed(m, kv[i].key, kv[i].value);
+}
+
 static void
 diagnosis(struct json *parent, const struct report *r)
 {
@@ -49,7 +59,7 @@ diagnosis(struct json *parent, const struct report *r)
 		json_add_str(e, "where", r->evidence[i].key);
 		json_add_str(e, "text", r->evidence[i].value);
 	}
-	kv_object(o, "values", r->values, r->nvalues);
+	kv_typed(o, "values", r->values, r->nvalues);
 }
 
 static void
@@ -116,7 +126,7 @@ report_write_json(const struct report *r, FILE *fp)
 	struct json *o = json_new_object(), *j;
 	int ret;
 
-	json_add_int(o, "schema_version", 1);
+	json_add_int(o, "schema_version", REPORT_SCHEMA_VERSION);
 	json_add_str(o, "title", r->title);
 	json_add_str(o, "status", r->status);
 	json_add_str(o, "status_line", r->status_line);
@@ -132,6 +142,7 @@ report_write_json(const struct report *r, FILE *fp)
 	next_steps(o, r);
 	j = json_add_object(o, "artifacts");
 	json_add_str(j, "log", r->log);
+	json_add_str(j, "log_saved", r->log_saved);
 	json_add_str(j, "kernel", r->kernel);
 	json_add_str(j, "pre_debug", r->pre_debug);
 	json_add_str(o, "created", r->created);

@@ -121,7 +121,7 @@ md_evidence(const struct report *r, FILE *fp)
 
 	if (r->nevidence) {
 		fputs("\nEvidence from ", fp);
-		md_code(fp, r->log, false);
+		md_code(fp, r->log_saved ? r->log_saved : r->log, false);
 		fputs(":\n\n", fp);
 		for (size_t i = 0; i < r->nevidence; i++)
 			lines[i] = xasprintf("%s: %s", r->evidence[i].key, r->evidence[i].value);
@@ -318,6 +318,8 @@ report_write_md(const struct report *r, FILE *fp)
 	md_flags(r, fp);
 	fputs("\n## Artifacts\n\n| | |\n|---|---|\n", fp);
 	md_row(fp, "Log", r->log, NULL);
+	if (r->log_saved)
+		md_row(fp, "Log, as kept in the session", r->log_saved, NULL);
 	if (r->kernel)
 		md_row(fp, "Kernel", r->kernel, NULL);
 	if (r->pre_debug)

@@ -105,6 +105,8 @@ report_write_text(const struct report *r, FILE *fp)
 	fprintf(fp, "now: %s\n", r->current);
 	text_next(r, fp);
 	fprintf(fp, "\nartifacts:\n  log: %s\n", r->log);
+	if (r->log_saved)
+		fprintf(fp, "  log, as kept in the session: %s\n", r->log_saved);
 	if (r->kernel)
 		fprintf(fp, "  kernel: %s\n", r->kernel);
 	fprintf(fp, "  pre-debug copy: %s\n", orq(r->pre_debug, "(none: run with --kernel FILE)"));

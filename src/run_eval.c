@@ -462,6 +462,12 @@ run_attempt_note(const struct run_record *r, size_t n, const struct repeat_cmp *
 }
 
 bool
+run_is_attempt(enum attempt_result res, bool change_stated)
+{
+	return change_stated || res != RESULT_SAME;
+}
+
+bool
 run_all_passed(const struct run_record *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

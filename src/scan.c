@@ -23,6 +23,7 @@
 #include "pt/litset.h"
 #include "pt/match.h"
 #include "pt/diagnosis.h"
+#include "pt/github.h"
 #include "pt/json.h"
 #include "pt/scan.h"
 #include "pt/term.h"
@@ -135,7 +136,7 @@ scan_list_release(struct scan_list *l)
 struct slot {
 	bool done;
 	enum pt_class cls;
-	char *error, *rule, *fp, *fp_text, *message, *json;
+	char *error, *rule, *fp, *fp_text, *message, *json, *github;
 	unsigned long long nbytes;
 	size_t nlines;
 };
@@ -149,15 +150,36 @@ slot_clear(struct slot *s)
 	free(s->fp_text);
 	free(s->message);
 	free(s->json);
+	free(s->github);
 	memset(s, 0, sizeof(*s));
 }
 
 /* pf: the prefilter every log starts from (built once: it is most of the
  * work on a small log); mt: this thread's match state, kept across logs so
  * that a pattern is JIT-compiled once per thread, not once per log. */
+/* The annotation of v for GitHub Actions (pt/github.h), as a string; NULL for none. */
+static char *
+github_line(const struct ruleset *rs, const struct verdict *v, const char *path,
+	    const char *workspace)
+{
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&mem, &len);
+
+	if (!fp)
+		return NULL;
+	github_annotate(fp, rs, v, path, workspace, true);
+	fclose(fp);
+	if (len == 0) {
+		free(mem);
+		return NULL;
+	}
+	return mem;
+}
+
 static void
 classify_one(const struct ruleset *rs, const struct litset *pf, struct matcher *mt,
-	     const struct scan_item *it, bool jsonl, struct slot *s)
+	     const struct scan_item *it, const struct scan_opts *o, struct slot *s)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct verdict v;
@@ -192,7 +214,9 @@ classify_one(const struct ruleset *rs, const struct litset *pf, struct matcher *
 	s->message = msg ? xstrdup(msg) : NULL;
 	s->nbytes = v.nbytes;
 	s->nlines = v.nlines;
-	if (jsonl) {
+	if (o->github)
+		s->github = github_line(rs, &v, it->path, o->workspace);
+	if (o->jsonl) {
 		struct json *j = diagnosis_json(rs, &v, it->path);
 		struct buf b = BUF_INIT;
 
@@ -216,6 +240,7 @@ deliver(const struct scan_list *l, size_t i, const struct slot *s, scan_sink sin
 		.fingerprint_text = s->fp_text,
 		.message = s->message,
 		.json = s->json,
+		.github = s->github,
 		.nbytes = s->nbytes,
 		.nlines = s->nlines,
 	};
@@ -229,7 +254,7 @@ struct pool {
 	const struct scan_list *l;
 	const struct ruleset *rs;   /* shared, read-only */
 	const struct litset *pf;    /* shared, read-only */
-	bool jsonl;
+	const struct scan_opts *o;
 	pthread_mutex_t mu;
 	pthread_cond_t filled;      /* a worker parked a result */
 	pthread_cond_t room;        /* the delivery freed a slot */
@@ -263,7 +288,7 @@ worker_main(void *arg)
 			break;
 		i = p->next++;
 		pthread_mutex_unlock(&p->mu);
-		classify_one(p->rs, p->pf, mt, &p->l->items[i], p->jsonl, &s);
+		classify_one(p->rs, p->pf, mt, &p->l->items[i], p->o, &s);
 		s.done = true;
 		pthread_mutex_lock(&p->mu);
 		p->ring[i % RING] = s;
@@ -303,7 +328,7 @@ scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_
 		for (size_t i = 0; i < l->n; i++) {
 			struct slot s;
 
-			classify_one(rs, pf, mt, &l->items[i], o->jsonl, &s);
+			classify_one(rs, pf, mt, &l->items[i], o, &s);
 			deliver(l, i, &s, sink, arg);
 			slot_clear(&s);
 		}
@@ -316,7 +341,7 @@ scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_
 	p->l = l;
 	p->rs = rs;
 	p->pf = pf;
-	p->jsonl = o->jsonl;
+	p->o = o;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->filled, NULL);
 	pthread_cond_init(&p->room, NULL);
@@ -438,10 +463,54 @@ group_cmp(const void *a, const void *b)
 	return strcmp(ga->fingerprint, gb->fingerprint);
 }
 
+/* s's groups in the order of the table: most frequent first. A new array (free() it). */
+static const struct scan_group **
+groups_in_order(const struct scan_summary *s)
+{
+	const struct scan_group **order = xcalloc(s->ngroups + 1, sizeof(*order));
+
+	for (size_t g = 0; g < s->ngroups; g++)
+		order[g] = &s->groups[g];
+	qsort(order, s->ngroups, sizeof(*order), group_cmp);
+	return order;
+}
+
+int
+scan_summary_json(const struct scan_summary *s, FILE *fp)
+{
+	const struct scan_group **order = groups_in_order(s);
+	struct json *root = json_new_object(), *o, *a;
+	int rc;
+
+	json_add_int(root, "schema_version", SCAN_SUMMARY_SCHEMA_VERSION);
+	json_add_int(root, "logs", (long long)s->logs);
+	json_add_int(root, "bytes", (long long)s->bytes);
+	json_add_int(root, "unreadable", (long long)s->errors);
+	o = json_add_object(root, "classes");
+	for (int c = 0; c < CLASS_COUNT; c++)
+		json_add_int(o, class_name((enum pt_class)c), (long long)s->per_class[c]);
+	a = json_add_array(root, "groups");
+	for (size_t g = 0; g < s->ngroups; g++) {
+		const struct scan_group *e = order[g];
+
+		o = json_push_object(a);
+		json_add_int(o, "logs", (long long)e->count);
+		json_add_str(o, "fingerprint", e->fingerprint);
+		json_add_str(o, "class", class_name(e->cls));
+		json_add_str(o, "rule", e->rule);
+		json_add_str(o, "example", e->example);
+		json_add_str(o, "fingerprint_text", e->text);
+	}
+	rc = json_print(root, fp);
+	json_free(root);
+	free(order);
+	return rc < 0 || ferror(fp) ? -1 : 0;
+}
+
 int
 scan_summary_write(const struct scan_summary *s, FILE *fp)
 {
-	const struct scan_group **order = xcalloc(s->ngroups + 1, sizeof(*order));
+	const struct scan_group **order = groups_in_order(s);
 
 	fprintf(fp, "%zu log%s, %llu bytes", s->logs, s->logs == 1 ? "" : "s", s->bytes);
 	if (s->errors)
@@ -449,9 +518,6 @@ scan_summary_write(const struct scan_summary *s, FILE *fp)
 	fputs("\n\nclass               logs\n", fp);
 	for (int c = 0; c < CLASS_COUNT; c++)
 		fprintf(fp, "%-17s %6zu\n", class_name((enum pt_class)c), s->per_class[c]);
-	for (size_t g = 0; g < s->ngroups; g++)
-		order[g] = &s->groups[g];
-	qsort(order, s->ngroups, sizeof(*order), group_cmp);
 	if (s->ngroups)
 		fprintf(fp, "\n  logs  %-32s  %-40s  %s\n", "fingerprint", "rule", "example");
 	for (size_t g = 0; g < s->ngroups; g++) {

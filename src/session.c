@@ -15,6 +15,7 @@
 #include "pt/buf.h"
 #include "pt/ladder.h"
 #include "pt/session.h"
+#include "pt/session_model.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
@@ -119,6 +120,7 @@ attempt_release(struct attempt *a)
 	free(a->subkind_after);
 	free(a->fingerprint);
 	free(a->log);
+	free(a->log_digest);
 	free(a->note);
 	free(a->time);
 }
@@ -129,6 +131,7 @@ session_pending_clear(struct session *s)
 	free(s->pending.rung);
 	free(s->pending.change);
 	free(s->pending.log);
+	free(s->pending.log_digest);
 	memset(&s->pending, 0, sizeof(s->pending));
 	s->pending.result = -1;
 }
@@ -142,6 +145,8 @@ session_free(struct session *s)
 	free(s->created);
 	free(s->updated);
 	free(s->log);
+	free(s->log_saved);
+	free(s->log_digest);
 	free(s->kernel);
 	free(s->pre_debug);
 	snapshot_release(&s->first);
@@ -172,6 +177,7 @@ session_free(struct session *s)
 	session_pending_clear(s);
 	free(s->report_md);
 	free(s->report_json);
+	free(s->finding);
 	free(s);
 }
 
@@ -186,8 +192,8 @@ session_news_release(struct session_news *nw)
 	nw->flags = 0;
 }
 
-static void PT_PRINTF(2, 3)
-news_add(struct session_news *nw, const char *fmt, ...)
+void
+session_news_add(struct session_news *nw, const char *fmt, ...)
 {
 	struct buf b = BUF_INIT;
 	va_list ap;
@@ -209,6 +215,15 @@ traj_push(struct session *s, enum pt_class c, const char *subkind, const char *w
 	s->traj[s->ntraj].subkind = dup_or_null(subkind);
 	s->traj[s->ntraj].why = xstrdup(why);
 	s->ntraj++;
+}
+
+/* The log was written by a kernel running in interpret mode (rules/contexts.yaml). */
+static bool
+verdict_is_interpret_output(const struct verdict *v)
+{
+	const struct verdict_context *c = verdict_context(v, "interpret-mode");
+
+	return c && c->held;
 }
 
 static char *
@@ -271,10 +286,12 @@ session_begin(struct session *s, const struct verdict *v, const char *log, const
 	s->fingerprint = dup_or_null(v->fingerprint);
 	vars_copy(&s->vars, &v->vars, true);
 	traj_push(s, v->cls, v->subkind, "first diagnosis");
+	if (verdict_is_interpret_output(v))
+		session_interpret_from_log(s, NULL);
 }
 
-static bool
-ruled_out_has(const struct session *s, enum pt_class c, const char *subkind)
+bool
+session_ruled_out_has(const struct session *s, enum pt_class c, const char *subkind)
 {
 	for (size_t i = 0; i < s->nruled; i++)
 		if (s->ruled[i].cls == c && (!s->ruled[i].subkind ||
@@ -289,7 +306,7 @@ session_rule_out(struct session *s, enum pt_class c, const char *subkind, const 
 {
 	char *lab;
 
-	if (ruled_out_has(s, c, subkind))
+	if (session_ruled_out_has(s, c, subkind))
 		return false;
 	s->ruled = xrealloc(s->ruled, (s->nruled + 1) * sizeof(*s->ruled));
 	s->ruled[s->nruled].cls = c;
@@ -297,13 +314,13 @@ session_rule_out(struct session *s, enum pt_class c, const char *subkind, const 
 	s->ruled[s->nruled].reason = xstrdup(reason);
 	s->nruled++;
 	lab = class_label(c, subkind);
-	news_add(nw, "ruled out %s: %s", lab, reason);
+	session_news_add(nw, "ruled out %s: %s", lab, reason);
 	free(lab);
 	return true;
 }
 
-static void
-move_to(struct session *s, enum pt_class c, const char *subkind, const char *verb,
+void
+session_move_to(struct session *s, enum pt_class c, const char *subkind, const char *verb,
 	const char *why, struct session_news *nw)
 {
 	char *from = class_label(s->cls, s->subkind), *to = class_label(c, subkind);
@@ -315,97 +332,10 @@ move_to(struct session *s, enum pt_class c, const char *subkind, const char *ver
 		traj_push(s, c, subkind, why);
 		if (nw)
 			nw->flags |= NEWS_CLASS;
-		news_add(nw, "%s: %s -> %s (%s)", verb, from, to, why);
+		session_news_add(nw, "%s: %s -> %s (%s)", verb, from, to, why);
 	}
 	free(from);
 	free(to);
-}
-
-/*
- * The interpret-mode partition of the method (debugging-method.md): what each
- * answer rules out, and where a ruled-out diagnosis moves to. Candidates are
- * tried by the first verdict's score; the last one is the default.
- */
-struct partition {
-	enum interp_answer when;
-	const char *reason;
-	struct { enum pt_class cls; const char *subkind; } out[3], to[3];
-	size_t nout, nto;
-};
-
-static const struct partition partitions[] = {
-	{ INTERP_REPRODUCES,
-	  "reproduces under interpret mode, so not layout, capacity or precision: "
-	  "interpret mode models none of them",
-	  { { CLASS_LAYOUT, NULL }, { CLASS_CAPACITY, NULL }, { CLASS_NUMERICS, "precision" } },
-	  { { CLASS_SYNCHRONIZATION, NULL }, { CLASS_NUMERICS, "logic" } }, 3, 2 },
-	{ INTERP_NO_REPRO,
-	  "does not reproduce under interpret mode, so not a logic or indexing bug: "
-	  "those fail on CPU too",
-	  { { CLASS_NUMERICS, "logic" } },
-	  { { CLASS_LAYOUT, NULL }, { CLASS_CAPACITY, NULL }, { CLASS_NUMERICS, "precision" } }, 1, 3 },
-};
-
-/* A numerics verdict that has not yet split into precision and logic (the
- * rules call it "mismatch"): exactly what the partition and a precision rung
- * decide. */
-static bool
-numerics_undecided(const struct session *s)
-{
-	return s->cls == CLASS_NUMERICS && (!s->subkind || strcmp(s->subkind, "mismatch") == 0);
-}
-
-static bool
-current_ruled_out(const struct session *s)
-{
-	if (s->cls == CLASS_UNKNOWN || ruled_out_has(s, s->cls, NULL) || numerics_undecided(s))
-		return true;
-	return s->subkind && ruled_out_has(s, s->cls, s->subkind);
-}
-
-static void
-rerank(struct session *s, const struct partition *p, const char *why, struct session_news *nw)
-{
-	size_t best = p->nto - 1;
-	double best_score = 0.0;
-
-	for (size_t i = 0; i < p->nto; i++)
-		if (s->first.scores[p->to[i].cls] > best_score) {
-			best_score = s->first.scores[p->to[i].cls];
-			best = i;
-		}
-	move_to(s, p->to[best].cls, p->to[best].subkind, "re-ranked", why, nw);
-}
-
-int
-session_interpret(struct session *s, enum interp_answer a, struct session_news *nw,
-		  struct pt_err *err)
-{
-	const struct partition *p = NULL;
-	char why[64];
-
-	if (s->interp != INTERP_UNASKED)
-		return pt_err_set(err, PT_EXIT_USAGE, "the interpret-mode question was already "
-				  "answered: '%s'", interp_answer_name(s->interp));
-	if (a == INTERP_UNASKED || a >= INTERP_COUNT)
-		return pt_err_set(err, PT_EXIT_USAGE, "bad interpret-mode answer");
-	s->interp = a;
-	for (size_t i = 0; i < ARRAY_SIZE(partitions); i++)
-		if (partitions[i].when == a)
-			p = &partitions[i];
-	if (!p) {
-		news_add(nw, "interpret mode not tried: the diagnosis stays as it is");
-		return 0;
-	}
-	for (size_t i = 0; i < p->nout; i++)
-		session_rule_out(s, p->out[i].cls, p->out[i].subkind, p->reason, nw);
-	snprintf(why, sizeof(why), "interpret mode: %s", interp_answer_name(a));
-	if (current_ruled_out(s))
-		rerank(s, p, why, nw);
-	if (a == INTERP_NO_REPRO && s->cls == CLASS_SYNCHRONIZATION)
-		news_add(nw, "the race detector has no false positives but can miss races: "
-			 "synchronization stays the diagnosis");
-	return 0;
 }
 
 static bool
@@ -475,7 +405,7 @@ session_check_exhausted(struct session *s, const struct ruleset *rs, struct sess
 	if (nw)
 		nw->flags |= NEWS_BLOCKED | NEWS_EXHAUSTED;
 	lab = class_label(s->cls, s->subkind);
-	news_add(nw, "no rung left on the %s ladder after %zu attempt%s: stop here and "
+	session_news_add(nw, "no rung left on the %s ladder after %zu attempt%s: stop here and "
 		 "escalate with the report", lab, s->nattempts, s->nattempts == 1 ? "" : "s");
 	free(lab);
 }
@@ -535,6 +465,7 @@ set_current_from_verdict(struct session *s, const struct ruleset *rs, const stru
 			vars_set(&s->vars, first->v[i].name, first->v[i].value, false);
 	free(s->fingerprint);
 	s->fingerprint = dup_or_null(nv->fingerprint);
+	session_interp_sync_vars(s);
 }
 
 static void
@@ -547,16 +478,16 @@ exhaust_family(struct session *s, const struct ruleset *rs, enum pt_class c, con
 	if (nw)
 		nw->flags |= NEWS_FAMILY;
 	if (!key) {
-		news_add(nw, "same error %d attempts in a row", n);
+		session_news_add(nw, "same error %d attempts in a row", n);
 		return;
 	}
 	s->exhausted = xrealloc(s->exhausted, (s->nexhausted + 1) * sizeof(*s->exhausted));
 	s->exhausted[s->nexhausted++] = xasprintf("%s/%s", class_name(c), key);
 	if (session_plan(s, rs, &plan) > 0)
-		news_add(nw, "same error %d attempts in a row: leaving family '%s' for '%s'",
+		session_news_add(nw, "same error %d attempts in a row: leaving family '%s' for '%s'",
 			 n, key, family_key(plan[0]));
 	else
-		news_add(nw, "same error %d attempts in a row: leaving family '%s'", n, key);
+		session_news_add(nw, "same error %d attempts in a row: leaving family '%s'", n, key);
 	free(plan);
 }
 
@@ -578,14 +509,21 @@ record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 		session_rule_out(s, rcls, hypothesis_rungs[i].subkind, reason, nw);
 		free(reason);
 		snprintf(why, sizeof(why), "attempt %d", a->n);
-		if (s->cls == rcls && (numerics_undecided(s) || (s->subkind &&
+		if (s->cls != rcls || !(session_numerics_undecided(s) || (s->subkind &&
 		    strcmp(s->subkind, hypothesis_rungs[i].subkind) == 0)))
-			move_to(s, s->cls, hypothesis_rungs[i].to, "re-ranked", why, nw);
+			continue;
+		/* the other branch may be ruled out already (interpret mode said
+		 * "no"): then no explanation is left, and that is the finding */
+		if (session_ruled_out_has(s, rcls, hypothesis_rungs[i].to))
+			session_escalate_ruled_out(s, nw);
+		else
+			session_move_to(s, s->cls, hypothesis_rungs[i].to, "re-ranked", why, nw);
 	}
 	a->cls_after = s->cls;
 	a->subkind_after = dup_or_null(s->subkind);
-	/* at the cap the walk stops anyway: moving on would only add noise */
-	if (++s->same_streak < SESSION_SAME_LIMIT || s->nattempts >= SESSION_ATTEMPT_CAP)
+	/* at the cap, or stopped, the walk ends anyway: moving on would only add noise */
+	if (++s->same_streak < SESSION_SAME_LIMIT || s->nattempts >= SESSION_ATTEMPT_CAP ||
+	    s->status != SESSION_IN_PROGRESS)
 		return;
 	if (r && rcls == s->cls)
 		key = family_key(r);
@@ -595,21 +533,22 @@ record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 	free(plan);
 }
 
+int
+session_result_of(const struct session *s, const struct verdict *v)
+{
+	if (v->cls == CLASS_UNKNOWN)
+		return -1;
+	if (s->fingerprint && v->fingerprint && strcmp(s->fingerprint, v->fingerprint) == 0)
+		return RESULT_SAME;
+	return RESULT_NEW;
+}
+
 bool
 session_class_changed(const struct session *s)
 {
 	for (size_t i = 0; i < s->nattempts; i++)
 		if (s->attempts[i].result == RESULT_NEW && s->attempts[i].cls_after != CLASS_UNKNOWN &&
 		    s->attempts[i].cls_after != s->attempts[i].cls_before)
-			return true;
-	return false;
-}
-
-static bool
-from_interpret(const struct ruled_out *r)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(partitions); i++)
-		if (strcmp(r->reason, partitions[i].reason) == 0)
 			return true;
 	return false;
 }
@@ -631,14 +570,14 @@ new_failure(struct session *s, struct attempt *a, enum pt_class before)
 		bool shown = r->cls == s->cls &&
 			     (!r->subkind || (s->subkind && strcmp(r->subkind, s->subkind) == 0));
 
-		if (shown && !from_interpret(r)) {
+		if (shown && !session_ruling_from_interpret(r)) {
 			char *lab = class_label(r->cls, r->subkind);
 
 			buf_addf(&note, "%s%s had been ruled out (%s), but the new log shows it",
 				 note.len ? "; " : "", lab, r->reason);
 			free(lab);
 		}
-		if (shown || from_interpret(r)) {
+		if (shown || session_ruling_from_interpret(r)) {
 			free(r->subkind);
 			free(r->reason);
 			continue;
@@ -647,8 +586,8 @@ new_failure(struct session *s, struct attempt *a, enum pt_class before)
 	}
 	s->nruled = k;
 	if (s->interp != INTERP_UNASKED) {
-		buf_addf(&note, "%sthe interpret-mode answer (%s) was about the %s failure: it is "
-			 "asked again for this one", note.len ? "; " : "", interp_answer_name(s->interp),
+		buf_addf(&note, "%sthe interpret-mode answer (%s) was about the %s failure, not "
+			 "this one", note.len ? "; " : "", interp_answer_name(s->interp),
 			 class_name(before));
 		s->interp = INTERP_UNASKED;
 	}
@@ -674,19 +613,33 @@ record_new(struct session *s, const struct ruleset *rs, struct attempt *a,
 				    "on the %s ladder", class_name(s->cls));
 	} else {
 		enum pt_class before = s->cls;
+		/* the same class read as a subkind an answer or a run ruled out:
+		 * the log's subkind is an inference, the ruling an observation */
+		bool keep = nv->cls == before && nv->subkind &&
+			    session_ruled_out_has(s, nv->cls, nv->subkind);
 
 		a->cls_after = nv->cls;
 		a->subkind_after = dup_or_null(nv->subkind);
 		a->fingerprint = dup_or_null(nv->fingerprint);
 		set_current_from_verdict(s, rs, nv);
 		snprintf(why, sizeof(why), "attempt %d", a->n);
-		move_to(s, nv->cls, nv->subkind, "class changed", why, nw);
+		if (keep) {
+			char *lab = class_label(s->cls, s->subkind);
+
+			a->note = xasprintf("the new log reads as %s/%s, which is ruled out; the walk "
+					    "stays on %s", class_name(nv->cls), nv->subkind, lab);
+			free(lab);
+		} else {
+			session_move_to(s, nv->cls, nv->subkind, "class changed", why, nw);
+		}
 		if (nv->cls != before)
 			new_failure(s, a, before);
+		if (verdict_is_interpret_output(nv))
+			session_interpret_from_log(s, nw);
 	}
 	if (a->note)
-		news_add(nw, "%s", a->note);
-	news_add(nw, "a different error: a changed symptom counts as progress");
+		session_news_add(nw, "%s", a->note);
+	session_news_add(nw, "a different error: a changed symptom counts as progress");
 }
 
 static void
@@ -701,7 +654,7 @@ record_fixed(struct session *s, struct attempt *a, struct session_news *nw)
 	traj_push(s, CLASS_COUNT, NULL, why);
 	if (nw)
 		nw->flags |= NEWS_RESOLVED;
-	news_add(nw, "fixed at attempt %d of %d", a->n, SESSION_ATTEMPT_CAP);
+	session_news_add(nw, "fixed at attempt %d of %d", a->n, SESSION_ATTEMPT_CAP);
 }
 
 static void
@@ -712,7 +665,7 @@ record_skip(struct session *s, const struct attempt_in *in, const char *now,
 	s->skipped[s->nskipped].rung = xstrdup(in->rung);
 	s->skipped[s->nskipped].time = xstrdup(now);
 	s->nskipped++;
-	news_add(nw, "skipped %s as not applicable (no attempt used)", in->rung);
+	session_news_add(nw, "skipped %s as not applicable (no attempt used)", in->rung);
 }
 
 static struct attempt *
@@ -734,6 +687,7 @@ attempt_push(struct session *s, const struct ruleset *rs, const struct attempt_i
 	a->result = in->result;
 	a->cls_before = s->cls;
 	a->log = dup_or_null(in->log);
+	a->log_digest = dup_or_null(in->log_digest);
 	a->time = xstrdup(now);
 	return a;
 }
@@ -760,7 +714,7 @@ session_record(struct session *s, const struct ruleset *rs, const struct attempt
 					  "counts as the same error");
 			if (nw)
 				nw->flags |= NEWS_SAME_FP;
-			news_add(nw, "%s", a->note);
+			session_news_add(nw, "%s", a->note);
 		}
 		if (a->result == RESULT_FIXED)
 			record_fixed(s, a, nw);
@@ -772,7 +726,7 @@ session_record(struct session *s, const struct ruleset *rs, const struct attempt
 			s->status = SESSION_BLOCKED;
 			if (nw)
 				nw->flags |= NEWS_BLOCKED | NEWS_CAP;
-			news_add(nw, "attempt %d of %d used without a fix: stop here and escalate "
+			session_news_add(nw, "attempt %d of %d used without a fix: stop here and escalate "
 				 "with the report", SESSION_ATTEMPT_CAP, SESSION_ATTEMPT_CAP);
 		}
 	}

@@ -16,6 +16,7 @@
 #include "pt/json.h"
 #include "pt/ladder.h"
 #include "pt/session.h"
+#include "pt/sha256.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
@@ -78,6 +79,7 @@ attempt_to_json(struct json *o, const struct attempt *a)
 	json_add_str(o, "subkind_after", a->subkind_after);
 	json_add_str(o, "fingerprint", a->fingerprint);
 	json_add_str(o, "log", a->log);
+	json_add_str(o, "log_digest", a->log_digest);
 	json_add_str(o, "note", a->note);
 	json_add_str(o, "time", a->time);
 }
@@ -148,6 +150,7 @@ tail_to_json(struct json *o, const struct session *s)
 			     attempt_result_name((enum attempt_result)p->result) : NULL);
 		json_add_str(j, "change", p->change);
 		json_add_str(j, "log", p->log);
+		json_add_str(j, "log_digest", p->log_digest);
 	} else {
 		json_add_null(o, "pending");
 	}
@@ -158,6 +161,7 @@ tail_to_json(struct json *o, const struct session *s)
 	} else {
 		json_add_null(o, "report");
 	}
+	json_add_str(o, "finding", s->finding);
 }
 
 static char *
@@ -181,6 +185,8 @@ session_format(const struct session *s)
 	json_add_str(o, "updated", s->updated);
 	json_add_str(o, "status", session_status_name(s->status));
 	json_add_str(o, "log", s->log);
+	json_add_str(o, "log_saved", s->log_saved);
+	json_add_str(o, "log_digest", s->log_digest);
 	json_add_str(o, "kernel", s->kernel);
 	json_add_str(o, "pre_debug", s->pre_debug);
 	json_add_str(o, "interpret", interp_answer_name(s->interp));
@@ -290,6 +296,20 @@ jint(struct jp *j, const struct json *o, const char *where, const char *key, lon
 }
 
 /* An enum stored as one of name(0..n-1); returns -1 (after failing) otherwise. */
+/* A log's SHA-256 in hex, or null: it is compared, so a malformed one is an error. */
+static char *
+jdigest(struct jp *j, const struct json *o, const char *where, const char *key)
+{
+	char *d = jstr(j, o, where, key, true);
+
+	if (d && !sha256_hex_valid(d)) {
+		jp_fail(j, where, key, "must be 64 hex digits (a SHA-256) or null");
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
 static int
 jenum(struct jp *j, const struct json *o, const char *where, const char *key,
       const char *(*name)(int), int n, bool nullable)
@@ -502,6 +522,7 @@ load_attempt(struct jp *j, const struct json *e, const char *where, struct attem
 	a->subkind_after = jstr(j, e, where, "subkind_after", true);
 	a->fingerprint = jstr(j, e, where, "fingerprint", true);
 	a->log = jstr(j, e, where, "log", true);
+	a->log_digest = jdigest(j, e, where, "log_digest");
 	a->note = jstr(j, e, where, "note", true);
 	a->time = jstr(j, e, where, "time", false);
 }
@@ -557,6 +578,7 @@ load_tail(struct jp *j, const struct json *root, struct session *s)
 		s->pending.result = jenum(j, p, "pending", "result", res_name, RESULT_COUNT, true);
 		s->pending.change = jstr(j, p, "pending", "change", true);
 		s->pending.log = jstr(j, p, "pending", "log", true);
+		s->pending.log_digest = jdigest(j, p, "pending", "log_digest");
 	}
 	if (r && json_kind(r) != JSON_OBJECT) {
 		jp_fail(j, "", "report", "must be an object or null");
@@ -564,6 +586,7 @@ load_tail(struct jp *j, const struct json *root, struct session *s)
 		s->report_md = jstr(j, r, "report", "md", true);
 		s->report_json = jstr(j, r, "report", "json", true);
 	}
+	s->finding = jstr(j, root, "", "finding", true);
 }
 
 static void
@@ -577,6 +600,8 @@ load_head(struct jp *j, const struct json *root, struct session *s)
 	v = jenum(j, root, "", "status", st_name, SESSION_STATUS_COUNT, false);
 	s->status = v < 0 ? SESSION_IN_PROGRESS : (enum session_status)v;
 	s->log = jstr(j, root, "", "log", false);
+	s->log_saved = jstr(j, root, "", "log_saved", true);
+	s->log_digest = jdigest(j, root, "", "log_digest");
 	s->kernel = jstr(j, root, "", "kernel", true);
 	s->pre_debug = jstr(j, root, "", "pre_debug", true);
 	v = jenum(j, root, "", "interpret", int_name, INTERP_COUNT, false);
@@ -648,6 +673,19 @@ session_exists(const char *dir)
 
 	free(p);
 	return ok;
+}
+
+bool
+session_in_progress(const char *dir)
+{
+	struct session *s = NULL;
+	bool yes;
+
+	if (!session_exists(dir) || session_load(dir, &s, NULL) < 0)
+		return false;
+	yes = s->status == SESSION_IN_PROGRESS;
+	session_free(s);
+	return yes;
 }
 
 static void
@@ -727,42 +765,6 @@ session_save(const struct session *s, const char *dir, struct pt_err *err)
 	ret = util_write_atomic(path, text, strlen(text), err);
 	free(text);
 	free(path);
-	return ret;
-}
-
-int
-session_archive(const char *dir, char **archived, struct pt_err *err)
-{
-	char *from = session_path(dir), *adir = xasprintf("%s/archive", dir), *to = NULL;
-	int ret = -1;
-
-	if (archived)
-		*archived = NULL;
-	if (!util_is_file(from)) {
-		ret = 0;
-		goto out;
-	}
-	if (util_mkdirs(adir, err) < 0)
-		goto out;
-	for (int n = 1; ; n++) {
-		free(to);
-		to = xasprintf("%s/session-%d.json", adir, n);
-		if (access(to, F_OK) != 0)
-			break;
-	}
-	if (rename(from, to) < 0) {
-		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot move '%s' to '%s'", from, to);
-		goto out;
-	}
-	if (archived) {
-		*archived = to;
-		to = NULL;
-	}
-	ret = 0;
-out:
-	free(from);
-	free(adir);
-	free(to);
 	return ret;
 }
 

@@ -117,3 +117,25 @@ session_unlock(int fd)
 	if (fd >= 0)
 		close(fd);
 }
+
+bool
+session_dir_writable(const char *dir)
+{
+	char *parent;
+	bool ok;
+
+	if (util_is_dir(dir))
+		return access(dir, W_OK | X_OK) == 0;
+	/* the directory is made with its parents (util_mkdirs): the nearest
+	 * one that exists must let us write */
+	parent = session_report_dir(dir);
+	while (!util_is_dir(parent) && strcmp(parent, ".") != 0 && strcmp(parent, "/") != 0) {
+		char *up = session_report_dir(parent);
+
+		free(parent);
+		parent = up;
+	}
+	ok = access(parent, W_OK | X_OK) == 0;
+	free(parent);
+	return ok;
+}

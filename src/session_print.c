@@ -67,13 +67,10 @@ void
 session_print_interpret(FILE *out, const struct ruleset *rs, const struct session *s, bool again)
 {
 	enum pt_class c = s->cls;
-	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
 	const char *platform = vars_get(&s->vars, "platform"), *backend = vars_get(&s->vars, "backend");
 	bool gpu = platform && strcmp(platform, "gpu") == 0;
 	/* GPU interpret mode simulates Mosaic GPU kernels; Triton has only interpret=True */
 	bool gpu_sim = gpu && !(backend && strcmp(backend, "triton") == 0);
-	const char *note = cd ? (gpu && cd->gpu_interpret_note ? cd->gpu_interpret_note
-					      : cd->interpret_note) : NULL;
 	struct api_render ar;
 
 	ladder_render_init(&ar, rs, &s->vars);
@@ -99,11 +96,19 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 	for (size_t i = 0; i < ar.nnotes; i++)
 		fprintf(out, "  note: %s\n", ar.notes[i]);
 	api_render_release(&ar);
-	if (cd && cd->interpret && strcmp(cd->interpret, "not-modelled") == 0 && note) {
-		fprintf(out, "  Interpret mode cannot help with %s: %s.\n", class_name(c), note);
-		if (c == CLASS_LAYOUT || c == CLASS_CAPACITY)
-			fputs("  Answering no confirms the diagnosis.\n", out);
-	}
+}
+
+void
+session_print_no_interpret(FILE *out, const struct ruleset *rs, const struct session *s)
+{
+	enum pt_class c = s->cls;
+	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
+
+	if (s->status != SESSION_IN_PROGRESS || s->interp != INTERP_UNASKED ||
+	    session_interpret_applies(s, rs) || !cd)
+		return;
+	fprintf(out, "\nno interpret-mode question: interpret mode cannot tell anything about %s "
+		"('pallas-triage explain %s' says why)\n", class_name(c), class_name(c));
 }
 
 void
@@ -114,7 +119,7 @@ session_print_next(FILE *out, const struct session *s, const struct ruleset *rs,
 
 	if (s->status != SESSION_IN_PROGRESS)
 		return;
-	if (s->interp == INTERP_UNASKED && (!nw || (nw->flags & NEWS_CLASS))) {
+	if (session_interpret_applies(s, rs) && (!nw || (nw->flags & NEWS_CLASS))) {
 		session_print_interpret(out, rs, s, session_class_changed(s));
 		fputs("  answer with 'pallas-triage attempt --interpret yes|no|skip' (a walk asks "
 		      "it itself)\n", out);
@@ -147,7 +152,7 @@ session_print_opened(FILE *out, const char *dir, const struct session *s,
 			o->archived_other ? "another" : "an earlier",
 			session_status_name(o->archived_status));
 		term_puts_untrusted(out, o->archived);
-		fputc('\n', out);
+		fputs(" ('pallas-triage session restore' brings it back)\n", out);
 	}
 	if (o->pre_debug == PRE_DEBUG_NONE)
 		return;

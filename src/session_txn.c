@@ -11,6 +11,7 @@
 
 #include "pt/report.h"
 #include "pt/session.h"
+#include "pt/sha256.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
@@ -45,6 +46,17 @@ same_failure(const struct session *s, const struct verdict *v)
 	return !s->first.fingerprint && !v->fingerprint;
 }
 
+/* Archive the session in t->dir (a closed one, or another failure's), telling o. */
+static int
+archive_old(struct session_txn *t, struct session *old, struct session_opened *o,
+	    struct pt_err *err)
+{
+	o->archived_other = old->first.fingerprint != NULL;
+	o->archived_status = old->status;
+	session_free(old);
+	return session_archive(t->dir, &o->archived, err);
+}
+
 /* Resume the session for v's failure (t->s), or archive what is there. */
 static int
 resume_or_archive(struct session_txn *t, const struct verdict *v, struct session_opened *o,
@@ -61,42 +73,138 @@ resume_or_archive(struct session_txn *t, const struct verdict *v, struct session
 		o->resumed = true;
 		return 0;
 	}
-	o->archived_other = old->first.fingerprint != NULL;
-	o->archived_status = old->status;
-	session_free(old);
-	return session_archive(t->dir, &o->archived, err);
+	return archive_old(t, old, o, err);
 }
 
-int
-session_open_for(struct session_txn *t, const char *dir, const struct verdict *v,
-		 const char *log_name, const char *kernel, const char *fixed_now,
+/* Which of s's logs has this digest: 0 the first, N attempt N's; -1 none. */
+static int
+log_seen(const struct session *s, const char *digest)
+{
+	if (!digest)
+		return -1;
+	if (s->log_digest && strcmp(s->log_digest, digest) == 0)
+		return 0;
+	for (size_t i = 0; i < s->nattempts; i++)
+		if (s->attempts[i].log_digest && strcmp(s->attempts[i].log_digest, digest) == 0)
+			return s->attempts[i].n;
+	return -1;
+}
+
+/*
+ * The loop's choice: a session in progress is kept whatever the log (seen
+ * before, or the result of the last change); a closed one is archived.
+ * Sessions written before logs had digests: the first log's failure with
+ * no attempt yet is taken as the same log.
+ */
+static int
+resume_or_result(struct session_txn *t, const struct verdict *v, const struct session_log *log,
 		 struct session_opened *o, struct pt_err *err)
+{
+	struct session *old = NULL;
+
+	if (!session_exists(t->dir))
+		return 0;
+	if (session_load(t->dir, &old, err) < 0)
+		return -1;
+	if (old->status != SESSION_IN_PROGRESS)
+		return archive_old(t, old, o, err);
+	t->s = old;
+	o->seen = log_seen(old, log->digest);
+	if (o->seen < 0 && !old->log_digest && old->nattempts == 0 && same_failure(old, v))
+		o->seen = 0;
+	o->resumed = o->seen >= 0;
+	o->result_log = !o->resumed;
+	return 0;
+}
+
+/* Keep a piped log in the session directory, named as stem says (pt/session.h). */
+static int
+keep_log(struct session_txn *t, const struct session_log *log, const char *stem,
+	 struct session_opened *o, struct pt_err *err)
+{
+	char digest[SHA256_HEX_LEN + 1];
+
+	if (!log->data)
+		return 0;
+	if (session_txn_save_log(t, stem, log->data, log->len, &o->saved, digest, err) < 0)
+		return -1;
+	o->saved_digest = xstrdup(digest);
+	return 0;
+}
+
+static int
+begin_if_new(struct session_txn *t, const struct verdict *v, const struct session_log *log,
+	     const char *kernel, struct session_opened *o, struct pt_err *err)
 {
 	bool existed;
 
-	memset(o, 0, sizeof(*o));
-	/* check before an old session is archived for nothing */
-	if (kernel && access(kernel, R_OK) != 0)
-		return pt_err_errno(err, PT_EXIT_DATA, "cannot read the kernel '%s'", kernel);
-	if (txn_lock(t, dir, fixed_now, err) < 0 || resume_or_archive(t, v, o, err) < 0)
-		return -1;
 	if (!t->s) {
 		t->s = session_new();
-		session_begin(t->s, v, log_name, session_txn_now(t));
+		session_begin(t->s, v, log->name, session_txn_now(t));
+		if (keep_log(t, log, "first", o, err) < 0)
+			return -1;
+		t->s->log_digest = dup_or_null(log->digest);
+		t->s->log_saved = dup_or_null(o->saved);
 	}
 	if (kernel && !t->s->pre_debug) {
 		if (session_save_pre_debug(t->s, kernel, &existed, err) < 0)
 			return -1;
 		o->pre_debug = existed ? PRE_DEBUG_KEPT : PRE_DEBUG_SAVED;
 	}
+	return 0;
+}
+
+/* How the store treats a session in the directory, for a log the user names. */
+enum open_mode {
+	OPEN_START,                 /* session start: resume the same failure, archive any other */
+	OPEN_LOOP,                  /* the loop: keep one in progress, whatever the log */
+};
+
+static int
+open_with(enum open_mode mode, struct session_txn *t, const char *dir, const struct verdict *v,
+	  const struct session_log *log, const char *kernel, const char *fixed_now,
+	  struct session_opened *o, struct pt_err *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->seen = -1;
+	/* check before an old session is archived for nothing */
+	if (kernel && access(kernel, R_OK) != 0)
+		return pt_err_errno(err, PT_EXIT_DATA, "cannot read the kernel '%s'", kernel);
+	if (txn_lock(t, dir, fixed_now, err) < 0)
+		return -1;
+	if ((mode == OPEN_START ? resume_or_archive(t, v, o, err) :
+	     resume_or_result(t, v, log, o, err)) < 0)
+		return -1;
+	if (begin_if_new(t, v, log, kernel, o, err) < 0)
+		return -1;
+	if (o->result_log && keep_log(t, log, NULL, o, err) < 0)
+		return -1;
 	return session_save(t->s, dir, err);
+}
+
+int
+session_open_for(struct session_txn *t, const char *dir, const struct verdict *v,
+		 const struct session_log *log, const char *kernel, const char *fixed_now,
+		 struct session_opened *o, struct pt_err *err)
+{
+	return open_with(OPEN_START, t, dir, v, log, kernel, fixed_now, o, err);
+}
+
+int
+session_open_loop(struct session_txn *t, const char *dir, const struct verdict *v,
+		  const struct session_log *log, const char *kernel, const char *fixed_now,
+		  struct session_opened *o, struct pt_err *err)
+{
+	return open_with(OPEN_LOOP, t, dir, v, log, kernel, fixed_now, o, err);
 }
 
 void
 session_opened_release(struct session_opened *o)
 {
 	free(o->archived);
-	o->archived = NULL;
+	free(o->saved);
+	free(o->saved_digest);
+	o->archived = o->saved = o->saved_digest = NULL;
 }
 
 const char *
@@ -115,15 +223,34 @@ wants_report(const struct session *s)
 	return s->status == SESSION_BLOCKED || s->nattempts >= SESSION_ATTEMPT_CAP;
 }
 
-static int
-write_report(struct session *s, const struct ruleset *rs, bool redact, struct pt_err *err)
+char *
+session_report_dir(const char *dir)
 {
+	size_t n = strlen(dir);
+	const char *slash;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	for (slash = dir + n; slash > dir && slash[-1] != '/'; slash--)
+		;
+	if (slash == dir)
+		return xstrdup(".");
+	while (slash > dir + 1 && slash[-2] == '/')
+		slash--;
+	return slash == dir + 1 ? xstrdup("/") : xstrndup(dir, (size_t)(slash - dir - 1));
+}
+
+static int
+write_report(struct session_txn *t, const struct ruleset *rs, bool redact, struct pt_err *err)
+{
+	struct session *s = t->s;
 	struct report r;
-	char *md = NULL, *js = NULL;
+	char *md = NULL, *js = NULL, *where = session_report_dir(t->dir);
 	int rc;
 
 	report_build(&r, s, rs, redact);
-	rc = report_write_files(&r, ".", &md, &js, err);
+	rc = report_write_files(&r, where, &md, &js, err);
+	free(where);
 	report_release(&r);
 	if (rc < 0)
 		return -1;
@@ -145,18 +272,26 @@ session_commit(struct session_txn *t, const struct ruleset *rs, bool redact, str
 		return -1;
 	if (!wants_report(s))
 		return 0;
-	if (write_report(s, rs, redact, err) < 0)
+	if (write_report(t, rs, redact, err) < 0)
 		return -1;
 	return session_save(s, t->dir, err);
 }
 
 int
-session_txn_save_log(struct session_txn *t, const char *data, size_t len, char **path,
-		     struct pt_err *err)
+session_txn_save_log(struct session_txn *t, const char *stem, const char *data, size_t len,
+		     char **path, char *digest, struct pt_err *err)
 {
-	char *logs = xasprintf("%s/logs", t->dir);
-	char *p = xasprintf("%s/attempt-%zu.log", logs, t->s->nattempts + 1);
-	int rc = util_mkdirs(logs, err) < 0 ? -1 : util_write_atomic(p, data, len, err);
+	char hex[SHA256_HEX_LEN + 1], *logs = xasprintf("%s/logs", t->dir), *p;
+	int rc;
+
+	sha256_hex(data, len, hex);
+	if (stem)
+		p = xasprintf("%s/%s-%.12s.log", logs, stem, hex);
+	else
+		p = xasprintf("%s/attempt-%zu-%.12s.log", logs, t->s->nattempts + 1, hex);
+	rc = util_mkdirs(logs, err) < 0 ? -1 : util_write_atomic(p, data, len, err);
+	if (digest)
+		memcpy(digest, hex, sizeof(hex));
 
 	free(logs);
 	if (rc < 0) {

@@ -38,6 +38,7 @@ settings_read(struct settings *s)
 	s->threads = env_threads("PALLAS_TRIAGE_THREADS");
 	s->no_cache = no_cache && strcmp(no_cache, "0") != 0;
 	s->token = env("PALLAS_TRIAGE_TOKEN");
+	s->session_dir = env("PALLAS_TRIAGE_SESSION_DIR");
 	s->test_crash = env("PALLAS_TRIAGE_TEST_CRASH");
 	s->http.timeout = env("PALLAS_TRIAGE_HTTP_TIMEOUT");
 	s->http.connect_timeout = env("PALLAS_TRIAGE_HTTP_CONNECT_TIMEOUT");

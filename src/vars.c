@@ -51,6 +51,19 @@ vars_set(struct vars *vs, const char *name, const char *value, bool overwrite)
 	vars_setn(vs, name, value, strlen(value), overwrite);
 }
 
+void
+vars_unset(struct vars *vs, const char *name)
+{
+	struct var *v = vars_find(vs, name, strlen(name));
+
+	if (!v)
+		return;
+	free(v->name);
+	free(v->value);
+	memmove(v, v + 1, (size_t)(vs->v + vs->n - (v + 1)) * sizeof(*v));
+	vs->n--;
+}
+
 const char *
 vars_get(const struct vars *vs, const char *name)
 {

@@ -21,6 +21,7 @@ have_pc libpcre2-8 || pkgs="$pkgs libpcre2-dev"
 if [ "$what" = test ] || [ "$what" = bench ]; then
 	command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3"
 	command -v tmux >/dev/null 2>&1 || pkgs="$pkgs tmux"
+	command -v less >/dev/null 2>&1 || pkgs="$pkgs less"
 	command -v openssl >/dev/null 2>&1 || pkgs="$pkgs openssl"
 	command -v script >/dev/null 2>&1 || pkgs="$pkgs bsdutils"
 fi

@@ -136,6 +136,14 @@ struct classify_opts {
 	 * Pallas kernel), counted as evidence, and why; NULL for none. */
 	const char *assert_context;
 	const char *assert_why;
+	/* Called with every piece of the log as it is read (UTF-8, before any
+	 * escape sequence is stripped), or NULL: a command echoes or keeps it. */
+	void (*tap)(void *arg, const char *data, size_t len);
+	void *tap_arg;
+	/* Asked when a read is interrupted by a signal; true ends the log
+	 * there, and it is classified as far as it was read. NULL: read on.
+	 * Both tap and stop get tap_arg. */
+	bool (*stop)(void *arg);
 };
 
 /* Read and classify a whole file descriptor in 128 KiB pieces; o may be
@@ -159,5 +167,21 @@ void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct
  */
 int classify_path(const struct ruleset *rs, const char *path, const char *kernel,
 		  unsigned threads, struct verdict *v, struct pt_err *err);
+
+/* What a command watching the log go by wants (struct classify_opts). */
+struct log_watch {
+	void (*tap)(void *arg, const char *data, size_t len);
+	bool (*stop)(void *arg);
+	void *arg;
+};
+
+/* classify_path() that also writes the SHA-256 of the log as read (hex) into digest. */
+int classify_path_digest(const struct ruleset *rs, const char *path, const char *kernel,
+			 unsigned threads, char digest[65], struct verdict *v, struct pt_err *err);
+
+/* classify_path() with w's tap and stop (w may be NULL). */
+int classify_path_watch(const struct ruleset *rs, const char *path, const char *kernel,
+			unsigned threads, const struct log_watch *w, struct verdict *v,
+			struct pt_err *err);
 
 #endif

@@ -74,16 +74,19 @@ void decoder_release(struct decoder *d);
  * the number of bytes, 0 at the end, or -1 with errno (EINTR included, as
  * read(2)). A log that needs no transcoding is read straight into dst, so
  * UTF-8 costs nothing but the first sniff. The first call reads until it
- * has DECODE_SNIFF_BYTES bytes (or the end, or cap), to detect the encoding.
+ * has DECODE_SNIFF_BYTES bytes (or the end, or cap), to detect the encoding;
+ * with stream set (a pipe, whose writer may print a line and then wait), it
+ * decides on what the first read brings, so that line is not held back.
  */
 struct decode_reader {
 	struct decoder dec;
 	struct buf out;            /* transcoded text not yet handed out */
 	size_t off;                /* ... starting here */
 	bool eof;
+	bool stream;               /* fd is a pipe or a terminal, not a file */
 };
 
-#define DECODE_READER_INIT { DECODER_INIT, BUF_INIT, 0, false }
+#define DECODE_READER_INIT { DECODER_INIT, BUF_INIT, 0, false, false }
 
 ssize_t decode_read(struct decode_reader *r, int fd, char *dst, size_t cap);
 /* True once the bytes handed out differ from the file's: byte offsets no

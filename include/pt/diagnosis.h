@@ -14,11 +14,13 @@
 
 struct json;
 
-#define DIAGNOSIS_SCHEMA_VERSION 1
+/* 2: `values` holds numbers and booleans as such (docs/json.md) */
+#define DIAGNOSIS_SCHEMA_VERSION 2
 
 struct diagnosis_opts {
 	bool color;          /* ANSI colour and highlighted matches */
 	bool whole_ladder;   /* every applicable rung, not only the first */
+	bool no_ladder;      /* no rung and no next steps: a walk follows and shows them */
 	const char *source;  /* the log's name, for the header */
 };
 

@@ -78,6 +78,12 @@ void json_add_int(struct json *obj, const char *key, long long val);
 void json_add_num(struct json *obj, const char *key, double val);
 void json_add_bool(struct json *obj, const char *key, bool val);
 void json_add_null(struct json *obj, const char *key);
+/*
+ * A value that is text elsewhere (a captured or derived value): a JSON
+ * number when val is one by JSON's grammar (written as val, digit for
+ * digit), a boolean for "true"/"yes" and "false"/"no", else a string.
+ */
+void json_add_typed(struct json *obj, const char *key, const char *val);
 /* Add an empty object/array member; returns a borrowed pointer to it (owned by obj). */
 struct json *json_add_object(struct json *obj, const char *key);
 struct json *json_add_array(struct json *obj, const char *key);

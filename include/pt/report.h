@@ -19,6 +19,8 @@
 
 #define REPORT_MD_FILE "pallas-triage-report.md"
 #define REPORT_JSON_FILE "pallas-triage-report.json"
+/* 2: the first diagnosis's `values` are typed as in `--json` (docs/json.md) */
+#define REPORT_SCHEMA_VERSION 2
 
 struct report_kv {
 	char *key;
@@ -50,6 +52,7 @@ struct report {
 	double confidence;
 	char *runner_up;            /* may be NULL */
 	char *rule, *message, *location, *key_line, *log; /* may be NULL */
+	char *log_saved;            /* the copy of a piped first log in the session, or NULL */
 	size_t key_lineno;
 	struct report_kv *evidence; /* key: "line N (rule)", value: text */
 	size_t nevidence;

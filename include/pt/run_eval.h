@@ -127,6 +127,15 @@ void run_sweep_line(const struct sweep_verdict *sv, struct buf *out);
 enum attempt_result run_attempt_result(const struct session *s, bool passed,
 				       const struct verdict *v);
 
+/*
+ * Is a run with result res an attempt? Only when something says a change
+ * was made: the user named it (change_stated: --change or --rung), or the
+ * outcome differs from the failure the session stands on (fixed, or a new
+ * failure). Rerunning an unchanged command reproduces the failure: that is
+ * no attempt, and recording the rung's suggestion as made would be false.
+ */
+bool run_is_attempt(enum attempt_result res, bool change_stated);
+
 /* True when runs r[0..n) all passed (and there was one). */
 bool run_all_passed(const struct run_record *r, size_t n);
 

@@ -55,6 +55,8 @@ struct scan_result {
 	const char *fingerprint_text;
 	const char *message;        /* the rule's message, or the reason for unknown */
 	const char *json;           /* compact diagnosis JSON (opts.jsonl), else NULL */
+	const char *github;         /* its GitHub Actions annotation line (opts.github), or
+				     * NULL (also for an unknown log) */
 	unsigned long long nbytes;
 	size_t nlines;
 };
@@ -65,6 +67,8 @@ typedef void (*scan_sink)(const struct scan_result *r, void *arg);
 struct scan_opts {
 	unsigned jobs;              /* worker threads; 0: one per online CPU */
 	bool jsonl;                 /* fill scan_result.json */
+	bool github;                /* fill scan_result.github */
+	const char *workspace;      /* $GITHUB_WORKSPACE for the annotations' paths, or NULL */
 };
 
 /*
@@ -110,6 +114,15 @@ void scan_summary_add(struct scan_summary *s, const struct scan_result *r);
  * Log text is escaped for the terminal. Returns 0, or -1 on a write error.
  */
 int scan_summary_write(const struct scan_summary *s, FILE *fp);
+
+#define SCAN_SUMMARY_SCHEMA_VERSION 1
+/*
+ * The same as one JSON object (docs/scan.md): schema_version, logs, bytes,
+ * unreadable, classes (a count per class), groups (in the table's order:
+ * logs, fingerprint, class, rule, example, fingerprint_text). Strings from
+ * logs are valid UTF-8 (pt/json.h). Returns 0, or -1 on a write error.
+ */
+int scan_summary_json(const struct scan_summary *s, FILE *fp);
 void scan_summary_release(struct scan_summary *s);
 
 #endif

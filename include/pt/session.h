@@ -84,6 +84,7 @@ struct attempt {
 	char *subkind_after;        /* may be NULL */
 	char *fingerprint;          /* of the failure after the attempt; NULL when fixed */
 	char *log;                  /* the new log's path, or NULL */
+	char *log_digest;           /* SHA-256 (hex) of that log as read, or NULL */
 	char *note;                 /* what the tool concluded, or NULL */
 	char *time;                 /* ISO-8601 UTC */
 };
@@ -112,6 +113,7 @@ struct pending {
 	int result;                 /* enum attempt_result, or -1 when not answered yet */
 	char *change;
 	char *log;
+	char *log_digest;           /* SHA-256 (hex) of log, or NULL */
 };
 
 struct session {
@@ -120,6 +122,9 @@ struct session {
 	char *created, *updated;    /* ISO-8601 UTC */
 	enum session_status status;
 	char *log;                  /* the first log as the user named it */
+	char *log_saved;            /* a copy of it kept in the session directory (a piped
+				     * log), or NULL */
+	char *log_digest;           /* SHA-256 (hex) of the first log as read, or NULL */
 	char *kernel;               /* --kernel FILE, may be NULL */
 	char *pre_debug;            /* FILE.pre-debug, may be NULL */
 	enum interp_answer interp;
@@ -142,6 +147,8 @@ struct session {
 	size_t ntraj;
 	struct pending pending;
 	char *report_md, *report_json; /* paths of the written report, or NULL */
+	char *finding;              /* why the walk stopped short of its ladder (every
+				     * explanation of the class ruled out), or NULL */
 };
 
 /* Returns a new empty session; free with session_free(). */
@@ -165,6 +172,7 @@ enum news_flags {
 	NEWS_FAMILY = 1 << 4,       /* same error SESSION_SAME_LIMIT times: moved on */
 	NEWS_CLASS = 1 << 5,        /* the class changed */
 	NEWS_SAME_FP = 1 << 6,      /* a "new" log had the same fingerprint */
+	NEWS_RULED_OUT = 1 << 7,    /* ... because every explanation of the class is ruled out */
 };
 
 struct session_news {
@@ -177,13 +185,33 @@ struct session_news {
 void session_news_release(struct session_news *nw);
 
 /*
- * Record the interpret-mode answer and re-rank: "reproduces" rules out
- * layout, capacity and precision, "does not reproduce" rules out a logic or
- * indexing bug; a current class that was ruled out moves to the best scoring
- * class the answer allows. Returns -1 (err: PT_EXIT_USAGE) if already answered.
+ * Record the interpret-mode answer and re-rank (session_interp.c):
+ * "reproduces" rules out layout, capacity and precision, "does not
+ * reproduce" rules out a logic or indexing bug; a current class that was
+ * ruled out moves to the best scoring class the answer allows and has not
+ * ruled out. When none is left (every explanation of the class is ruled
+ * out), the session stops (blocked) with that as its finding. The value
+ * `interpret_answered` is set for the rungs' `unless`, so a rung that is
+ * the same test is not shown again. Returns -1 (err: PT_EXIT_USAGE) if
+ * already answered.
  */
 int session_interpret(struct session *s, enum interp_answer a, struct session_news *nw,
 		      struct pt_err *err);
+
+/*
+ * The log itself is interpret-mode output (the verdict's `interpret-mode`
+ * context held) and shows the failure: that is the answer "reproduces",
+ * recorded as such without asking. Nothing when already answered.
+ */
+void session_interpret_from_log(struct session *s, struct session_news *nw);
+
+/*
+ * Is the interpret-mode question worth asking now? Not when it is answered,
+ * the session is closed, or the class's `interpret` is `not-modelled`
+ * (classes.yaml: layout, capacity, lowering gaps), where the answer is
+ * known before the run.
+ */
+bool session_interpret_applies(const struct session *s, const struct ruleset *rs);
 
 /*
  * The rungs still to try on the current class's ladder, in order: those that
@@ -200,6 +228,7 @@ struct attempt_in {
 	const char *change;         /* may be NULL: the rung's suggested change */
 	enum attempt_result result;
 	const char *log;            /* the new log's path, may be NULL */
+	const char *log_digest;     /* SHA-256 (hex) of that log, may be NULL */
 };
 
 /*
@@ -239,6 +268,10 @@ int session_save_pre_debug(struct session *s, const char *kernel, bool *existed,
 
 /* True when dir holds a session file. */
 bool session_exists(const char *dir);
+/* True when dir holds a session that loads and is in progress (read without the lock). */
+bool session_in_progress(const char *dir);
+/* Could a session be kept in dir: it is a writable directory, or can be created? */
+bool session_dir_writable(const char *dir);
 
 /* --- the directory and its lock (session_lock.c) --- */
 
@@ -271,12 +304,27 @@ int session_parse(const char *text, size_t len, const char *name, struct session
 char *session_format(const struct session *s);
 /* Write dir/session.json atomically; the caller holds the lock. */
 int session_save(const struct session *s, const char *dir, struct pt_err *err);
+/* --- the archive (session_archive.c); the caller holds the lock --- */
+
 /*
  * Move dir/session.json (parsable or not) to dir/archive/session-N.json.
  * *archived (may be NULL) gets the new path (free()). No session: returns 0
  * with *archived NULL.
  */
 int session_archive(const char *dir, char **archived, struct pt_err *err);
+
+/* The highest N of dir/archive/session-N.json, or 0 when there is none. */
+long session_archive_latest(const char *dir);
+
+/*
+ * Bring dir/archive/session-N.json back as the session (n <= 0: the
+ * latest). The session in its place, if any, is archived first (*archived,
+ * else NULL); *restored gets the archive's name (free() both). An entry
+ * that does not load is refused (PT_EXIT_DATA) and stays where it is; no
+ * archive: PT_EXIT_FINDING.
+ */
+int session_restore(const char *dir, long n, char **restored, char **archived,
+		    struct pt_err *err);
 
 /* --- one change of the stored session (session_txn.c) --- */
 
@@ -307,28 +355,68 @@ struct session_txn {
 int session_open_locked(struct session_txn *t, const char *dir, const char *fixed_now,
 			struct pt_err *err);
 
-/* What session_open_for() found, for the command to tell the user. */
+/* A log as the session store needs it. */
+struct session_log {
+	const char *name;           /* as the user named it ("<stdin>" for a pipe) */
+	const char *digest;         /* SHA-256 (hex) of it as read, or NULL */
+	const char *data;           /* its bytes, to keep a copy (a pipe), or NULL */
+	size_t len;
+};
+
+/* What session_open_for() or session_open_loop() found, for the command to tell the user. */
 struct session_opened {
 	bool resumed;               /* the session in progress for this failure goes on */
 	char *archived;             /* where another failure's session was moved (free()), or NULL */
 	bool archived_other;        /* ... it had a fingerprint: another failure, not an earlier one */
 	enum session_status archived_status;
 	enum { PRE_DEBUG_NONE, PRE_DEBUG_SAVED, PRE_DEBUG_KEPT } pre_debug;
+	int seen;                   /* the log is the session's own: 0 its first log, N attempt
+				     * N's log; -1: not seen before */
+	bool result_log;            /* a new log during a session in progress: the result of
+				     * the last change (session_open_loop()) */
+	char *saved;                /* where that log (or a new session's first log) was kept
+				     * (free()), or NULL */
+	char *saved_digest;         /* its SHA-256 in hex (free()), or NULL */
 };
 
+
+
 /*
- * Lock dir (creating it) and open the session for verdict v of the log the
- * user named log_name: resume the session in progress for the same failure
- * (class and fingerprint), else move whatever is there to the archive and
- * begin a new one from v. With kernel (may be NULL), kernel.pre-debug is
- * saved first (an existing copy is kept). The session is saved before this
- * returns. An unreadable kernel fails (PT_EXIT_DATA) before anything is
- * archived. Release o with session_opened_release().
+ * `session start`: lock dir (creating it) and open the session for verdict
+ * v of log: resume the session in progress for the same failure (class
+ * and fingerprint), else move whatever is there to the archive and begin a
+ * new one from v (keeping log's bytes, if given, as dir/logs/first-HASH.log).
+ * With kernel (may be NULL), kernel.pre-debug is saved first (an existing
+ * copy is kept). The session is saved before this returns. An unreadable
+ * kernel fails (PT_EXIT_DATA) before anything is archived. Release o with
+ * session_opened_release().
  */
 int session_open_for(struct session_txn *t, const char *dir, const struct verdict *v,
-		     const char *log_name, const char *kernel, const char *fixed_now,
+		     const struct session_log *log, const char *kernel, const char *fixed_now,
 		     struct session_opened *o, struct pt_err *err);
 void session_opened_release(struct session_opened *o);
+
+/*
+ * The edit-and-rerun loop: open the session for a log the user ran. As
+ * session_open_for() when there is no session in progress (a closed one
+ * is archived first, and a piped log is kept as dir/logs/first-HASH.log).
+ * With a session in progress nothing is archived: a log the session
+ * already has (same digest as its first log or an attempt's) resumes it
+ * (o->seen); any other log is the result of the last change
+ * (o->result_log): the session is opened as it is, and a piped log is kept
+ * as the next attempt's log (o->saved) for the caller to record.
+ */
+int session_open_loop(struct session_txn *t, const char *dir, const struct verdict *v,
+		      const struct session_log *log, const char *kernel, const char *fixed_now,
+		      struct session_opened *o, struct pt_err *err);
+
+/*
+ * What log v says about the last change: RESULT_SAME when its failure has
+ * the fingerprint the session stands on, RESULT_NEW for another Pallas
+ * failure, -1 when it shows none (fixed, or a failure the rules do not
+ * know: only the user can tell).
+ */
+int session_result_of(const struct session *s, const struct verdict *v);
 
 /* The current time (or t->fixed_now) for the change in hand: attempts, created. */
 const char *session_txn_now(struct session_txn *t);
@@ -345,11 +433,20 @@ int session_commit(struct session_txn *t, const struct ruleset *rs, bool redact,
 		   struct pt_err *err);
 
 /*
- * Keep data as the log of the next attempt, t->dir/logs/attempt-N.log.
- * *path gets the new file's name (free()).
+ * Keep data as a log of the session: t->dir/logs/STEM-HASH.log, STEM being
+ * stem ("first") or, for NULL, attempt-N for the next attempt, and HASH
+ * the first 12 hex digits of the data's SHA-256, so an archived session's
+ * logs are never overwritten by the next session's. *path gets the new
+ * file's name (free()); digest (may be NULL) the whole SHA-256 in hex.
  */
-int session_txn_save_log(struct session_txn *t, const char *data, size_t len, char **path,
-			 struct pt_err *err);
+int session_txn_save_log(struct session_txn *t, const char *stem, const char *data, size_t len,
+			 char **path, char *digest, struct pt_err *err);
+
+/*
+ * Where the report files of the session in dir go: the directory that holds
+ * dir (the working directory for SESSION_DIR). Returns a new string.
+ */
+char *session_report_dir(const char *dir);
 
 /* Unlock and free t->s; t may be unopened or failed. */
 void session_txn_release(struct session_txn *t);

@@ -33,6 +33,10 @@ void session_print_next(FILE *out, const struct session *s, const struct ruleset
 void session_print_interpret(FILE *out, const struct ruleset *rs, const struct session *s,
 			     bool again);
 
+/* Why the walk does not ask the interpret-mode question (the class's
+ * `interpret` is `not-modelled`); nothing when it asks or was answered. */
+void session_print_no_interpret(FILE *out, const struct ruleset *rs, const struct session *s);
+
 /* The news of a change, one "  * " line each. */
 void session_print_news(FILE *out, const struct session_news *nw);
 

@@ -24,6 +24,8 @@ struct settings {
 				     * machine decides (also for a value out of range) */
 	bool no_cache;              /* PALLAS_TRIAGE_NO_CACHE set and not "0": no rules cache */
 	const char *token;          /* PALLAS_TRIAGE_TOKEN: bearer token of report --post */
+	const char *session_dir;    /* PALLAS_TRIAGE_SESSION_DIR: where the session is kept
+				     * instead of ./.pallas-triage (like GIT_DIR), or NULL */
 	const char *test_crash;     /* PALLAS_TRIAGE_TEST_CRASH: step at which a pack
 				     * install kills itself (tests), or NULL */
 	struct http_env http;       /* PALLAS_TRIAGE_HTTP_* and _CA_BUNDLE, checked by

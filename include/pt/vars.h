@@ -28,6 +28,8 @@ void vars_release(struct vars *vs);
 /* Copies name and value. With overwrite false an existing name keeps its value. */
 void vars_set(struct vars *vs, const char *name, const char *value, bool overwrite);
 void vars_setn(struct vars *vs, const char *name, const char *value, size_t len, bool overwrite);
+/* Remove name (and its value) if it is there; the order of the others is kept. */
+void vars_unset(struct vars *vs, const char *name);
 /* Returns a borrowed pointer valid until the next vars_set/vars_release, or NULL. */
 const char *vars_get(const struct vars *vs, const char *name);
 void vars_copy(struct vars *dst, const struct vars *src, bool overwrite);

@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "pt/session.h"
+#include "pt/sha256.h"
 #include "pt/session_print.h"
 
 static int cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -112,6 +113,7 @@ record(struct session_txn *t, const struct ruleset *rs, unsigned threads,
 {
 	struct session *s = t->s;
 	const struct rung *next;
+	char digest[SHA256_HEX_LEN + 1];
 	struct verdict nv;
 	bool have = false;
 	int rc;
@@ -135,9 +137,10 @@ record(struct session_txn *t, const struct ruleset *rs, unsigned threads,
 		a->in.rung = next->id;   /* borrowed from rs, which outlives this */
 	}
 	if (a->in.result == RESULT_NEW && a->in.log) {
-		if (classify_path(rs, a->in.log, s->kernel, threads, &nv, err) < 0)
+		if (classify_path_digest(rs, a->in.log, s->kernel, threads, digest, &nv, err) < 0)
 			return -1;
 		have = true;
+		a->in.log_digest = digest;
 	}
 	rc = session_record(s, rs, &a->in, have ? &nv : NULL, session_txn_now(t), nw, err);
 	if (have)
@@ -149,15 +152,19 @@ static void
 print_outcome(const struct session *s, const struct ruleset *rs, const struct session_news *nw,
 	      size_t before)
 {
+	struct wrap_out wo;
+
+	cmd_wrap_open(&wo, stdout);
 	if (s->nattempts > before) {
 		const struct attempt *t = &s->attempts[s->nattempts - 1];
 
-		printf("recorded attempt %d of %d: %s: %s\n", t->n, SESSION_ATTEMPT_CAP, t->rung,
-		       attempt_result_name(t->result));
+		fprintf(wo.fp, "recorded attempt %d of %d: %s: %s\n", t->n, SESSION_ATTEMPT_CAP,
+			t->rung, attempt_result_name(t->result));
 	}
-	session_print_news(stdout, nw);
-	session_print_next(stdout, s, rs, nw);
-	session_print_closing(stdout, s);
+	session_print_news(wo.fp, nw);
+	session_print_next(wo.fp, s, rs, nw);
+	session_print_closing(wo.fp, s);
+	wrap_out_close(&wo);
 }
 
 static int
@@ -173,7 +180,7 @@ cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
 		return rc;
-	if (session_open_locked(&t, SESSION_DIR, ctx->env.now, &err) < 0)
+	if (session_open_locked(&t, cmd_session_dir(ctx), ctx->env.now, &err) < 0)
 		goto fail;
 	before = t.s->nattempts;
 	if (record(&t, ctx->rules, ctx->env.threads, &a, &nw, &err) < 0 ||

@@ -94,7 +94,7 @@ calc_operand(const struct cmd_entry *e, const char *opt, const char *arg,
 		return cmd_usage_error(e, "bad %s '%s': too long", opt, arg);
 	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
 	if (!(*dtype = colon ? calc_want_dtype(t, colon + 1, gpu, &err) : dflt))
-		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
+		return cmd_not_found(NULL, "bad %s '%s': %s", opt, arg, err.msg);
 	if (shape_parse(shape, dims, false, &err) < 0)
 		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
 	return 0;

@@ -692,7 +692,7 @@ resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
 	in->json = a->json;
 	if (chiptab_want_target(t, a->chip, &in->chip, &in->gpu, &err) < 0 ||
 	    !(in->dtype = calc_want_dtype(t, a->dtype, in->gpu != NULL, &err)))
-		return cmd_usage_error(e, "%s", err.msg);
+		return cmd_not_found(NULL, "%s", err.msg);
 	if (shape_parse(&in->block, a->block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
 	if (in->gpu)

@@ -14,6 +14,7 @@
 #include "pt/packs.h"
 #include "pt/rules.h"
 #include "pt/rules_cache.h"
+#include "pt/session.h"
 #include "pt/term.h"
 #include "pt/xalloc.h"
 
@@ -82,6 +83,20 @@ help_target_len(const struct cmd_entry *e)
 	return (int)(p - u);
 }
 
+/* "pallas-triage: error: MSG" on stderr, after what stdout holds. MSG quotes
+ * operands, which may be names of planted files: it is escaped. */
+static void
+print_error(const char *fmt, va_list ap)
+{
+	char msg[2048];
+
+	fflush(stdout);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fputs("pallas-triage: error: ", stderr);
+	term_puts_untrusted(stderr, msg);
+	fputc('\n', stderr);
+}
+
 int
 cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 {
@@ -90,15 +105,9 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 
 	fflush(stdout);
 	if (fmt) {
-		char msg[2048];
-
-		/* it quotes operands, which may be names of planted files */
 		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
+		print_error(fmt, ap);
 		va_end(ap);
-		fputs("pallas-triage: error: ", stderr);
-		term_puts_untrusted(stderr, msg);
-		fputc('\n', stderr);
 	}
 	if (!e) {
 		fputs("try 'pallas-triage help'\n", stderr);
@@ -107,6 +116,22 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 	n = help_target_len(e);
 	fprintf(stderr, "usage: pallas-triage %s\ntry 'pallas-triage help %.*s'\n", e->usage,
 		n ? n : (int)strlen(e->name), n ? e->usage : e->name);
+	return PT_EXIT_USAGE;
+}
+
+int
+cmd_not_found(const char *near, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_error(fmt, ap);
+	va_end(ap);
+	if (near) {
+		fputs("did you mean '", stderr);
+		term_puts_untrusted(stderr, near);
+		fputs("'?\n", stderr);
+	}
 	return PT_EXIT_USAGE;
 }
 
@@ -208,6 +233,21 @@ cmd_use_color(const struct pt_ctx *ctx, FILE *fp)
 	return isatty(fileno(fp));
 }
 
+void
+cmd_wrap_open(struct wrap_out *o, FILE *fp)
+{
+	/* COLUMNS is the shell's, not ours: it says how wide the terminal is */
+	wrap_out_open(o, fp, wrap_width(fileno(fp), getenv("COLUMNS")));
+}
+
+const char *
+cmd_session_dir(const struct pt_ctx *ctx)
+{
+	if (ctx->session_dir)
+		return ctx->session_dir;
+	return ctx->env.session_dir ? ctx->env.session_dir : SESSION_DIR;
+}
+
 /*
  * The rules must be loaded before run(), but --rules may come after the
  * command name (`pallas-triage triage --rules DIR log`): look for the global
@@ -301,6 +341,11 @@ cmd_global_option(const struct cmd_entry *e, struct pt_ctx *ctx, int c, const ch
 		return 0;
 	case OPT_GLOBAL_NO_INPUT:
 		ctx->no_input = true;
+		return 0;
+	case OPT_GLOBAL_SESSION_DIR:
+		if (!*arg)
+			return cmd_usage_error(e, "--session-dir needs a directory");
+		ctx->session_dir = arg;
 		return 0;
 	default:
 		/* getopt_long already said what was wrong */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "pt/diag.h"
 #include "pt/settings.h"
+#include "pt/wrap.h"
 
 struct ruleset;
 
@@ -22,6 +23,7 @@ struct pt_ctx {
 	const char *rules_dir;       /* --rules DIR, or NULL for the search order */
 	enum color_mode color;       /* --color */
 	bool no_input;               /* --no-input: never prompt */
+	const char *session_dir;     /* --session-dir DIR, or NULL (see cmd_session_dir()) */
 	struct ruleset *rules;       /* loaded by the dispatcher for CMD_NEEDS_RULES */
 	char *rules_origin;          /* where the rules were found (owned) */
 	struct settings env;         /* the PALLAS_TRIAGE_* environment, read once by main() */
@@ -58,12 +60,26 @@ void cmd_print_usage(const struct cmd_entry *e, FILE *fp);
 /* Print a one-line reason (none when fmt is NULL), the usage and "try 'pallas-triage help NAME'"
  * to stderr; returns PT_EXIT_USAGE. */
 int cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...) PT_PRINTF(2, 3);
+/*
+ * The thing named does not exist (a chip, a pack, a command for help): the
+ * command line was well formed, so the message alone, without the usage
+ * block; near (may be NULL) is offered as "did you mean". Returns PT_EXIT_USAGE.
+ */
+int cmd_not_found(const char *near, const char *fmt, ...) PT_PRINTF(2, 3);
 /* After getopt_long: check the operand count (argc - optind); returns 0 or PT_EXIT_USAGE. */
 int cmd_check_args(const struct cmd_entry *e, int argc, int optind_);
 /* Load ctx->rules if not loaded yet (also used by commands that need rules only sometimes). */
 int cmd_load_rules(struct pt_ctx *ctx);
 /* Should output to fp be coloured, given --color and NO_COLOR? */
 bool cmd_use_color(const struct pt_ctx *ctx, FILE *fp);
+/*
+ * Print to fp through o, wrapped at the terminal's width when fp is a
+ * terminal (COLUMNS, else the terminal's own width); wrap_out_close(o) at
+ * the end, wrap_out_flush(o) before waiting for the user.
+ */
+void cmd_wrap_open(struct wrap_out *o, FILE *fp);
+/* The session directory: --session-dir, else $PALLAS_TRIAGE_SESSION_DIR, else SESSION_DIR. */
+const char *cmd_session_dir(const struct pt_ctx *ctx);
 
 extern const struct cmd_entry cmd_attempt_entry;
 extern const struct cmd_entry cmd_check_block_entry;
@@ -82,14 +98,15 @@ extern const struct cmd_entry cmd_vmem_entry;
 
 /*
  * Global options, accepted before the command name and by every command:
- * --rules DIR, --color WHEN, --no-input. Commands put CMD_GLOBAL_LONGOPTS in
+ * --rules DIR, --color WHEN, --no-input, --session-dir DIR. Commands put CMD_GLOBAL_LONGOPTS in
  * their option table and pass unknown option codes to cmd_global_option().
  */
-enum { OPT_GLOBAL_RULES = 0x1000, OPT_GLOBAL_COLOR, OPT_GLOBAL_NO_INPUT };
+enum { OPT_GLOBAL_RULES = 0x1000, OPT_GLOBAL_COLOR, OPT_GLOBAL_NO_INPUT, OPT_GLOBAL_SESSION_DIR };
 #define CMD_GLOBAL_LONGOPTS \
 	{ "rules", required_argument, NULL, OPT_GLOBAL_RULES }, \
 	{ "color", required_argument, NULL, OPT_GLOBAL_COLOR }, \
-	{ "no-input", no_argument, NULL, OPT_GLOBAL_NO_INPUT }
+	{ "no-input", no_argument, NULL, OPT_GLOBAL_NO_INPUT }, \
+	{ "session-dir", required_argument, NULL, OPT_GLOBAL_SESSION_DIR }
 /* Returns 0 if c was a global option and was applied, PT_EXIT_USAGE otherwise. */
 int cmd_global_option(const struct cmd_entry *e, struct pt_ctx *ctx, int c, const char *arg);
 

@@ -38,14 +38,30 @@ const struct cmd_entry cmd_explain_entry = {
 	.run = cmd_explain_run,
 };
 
+/*
+ * A text block from the rules. Its lines are cut for an 80-column file;
+ * when the output is wrapped to the terminal, each paragraph is joined into
+ * one line first, so that it wraps as a paragraph and not line by line.
+ */
 static void
-print_block(const char *label, const char *text)
+print_block(FILE *out, const char *label, const char *text, bool reflow)
 {
-	if (text && *text) {
-		printf("\n%s\n", label);
-		term_puts_untrusted_lines(stdout, text);
-		fputs(text[strlen(text) - 1] == '\n' ? "" : "\n", stdout);
+	struct buf b = BUF_INIT;
+
+	if (!text || !*text)
+		return;
+	fprintf(out, "\n%s\n", label);
+	for (const char *p = text; *p; p++) {
+		bool join = reflow && *p == '\n' && p > text && p[-1] != '\n' && p[1] &&
+			    p[1] != '\n' && p[1] != ' ' && p[1] != '-';
+
+		char ch = join ? ' ' : *p;
+
+		buf_add(&b, &ch, 1);
 	}
+	term_puts_untrusted_lines(out, b.data);
+	fputs(text[strlen(text) - 1] == '\n' ? "" : "\n", out);
+	buf_release(&b);
 }
 
 /* The GPU ladder's default: every GPU backend, which needs no mention. */
@@ -62,34 +78,34 @@ strv_has_gpu_only(char *const *v)
 
 /* A rung's change as a template: values stay ${name}, API names are spelled for ar. */
 static void
-explain_rung(struct api_render *ar, const struct rung *r, size_t k)
+explain_rung(FILE *out, struct api_render *ar, const struct rung *r, size_t k)
 {
 	struct buf b = BUF_INIT;
 
 	api_render_clear_notes(ar);
-	printf("  %zu. %s: %s\n", k, r->id, r->action);
+	fprintf(out, "  %zu. %s: %s\n", k, r->id, r->action);
 	if (r->fallback || r->change) {
 		api_render_text(ar, r->fallback ? r->fallback : r->change, &b);
-		printf("     change: %s\n", b.data);
+		fprintf(out, "     change: %s\n", b.data);
 	}
-	printf("     expect: %s\n", r->expect);
+	fprintf(out, "     expect: %s\n", r->expect);
 	if (r->subkinds)
-		printf("     only for: %s\n", r->subkinds[0]);
+		fprintf(out, "     only for: %s\n", r->subkinds[0]);
 	if (r->backends && !strv_has_gpu_only(r->backends)) {
-		fputs("     only on:", stdout);
+		fputs("     only on:", out);
 		/* the platform names only stand in for an unknown backend */
 		for (char **be = r->backends; *be; be++)
 			if (strcmp(*be, "gpu") && strcmp(*be, "tpu"))
-				printf(" %s", *be);
-		putchar('\n');
+				fprintf(out, " %s", *be);
+		fputc('\n', out);
 	}
 	for (size_t i = 0; i < ar->nnotes; i++)
-		printf("     note: %s\n", ar->notes[i]);
+		fprintf(out, "     note: %s\n", ar->notes[i]);
 	buf_release(&b);
 }
 
 static void
-explain_class(const struct ruleset *rs, enum pt_class c, const char *jax)
+explain_class(FILE *out, const struct ruleset *rs, enum pt_class c, const char *jax, bool reflow)
 {
 	const struct class_def *cd = &rs->classes[c];
 	const struct ladder *l = &rs->ladders[c];
@@ -98,12 +114,12 @@ explain_class(const struct ruleset *rs, enum pt_class c, const char *jax)
 
 	for (size_t i = 0; i < rs->nrules; i++)
 		n += rs->rules[i]->cls == c;
-	printf("%s: %s\n%s\n", class_name(c), cd->title, cd->summary);
-	print_block("explanation:", cd->explain);
-	printf("\ninterpret mode: %s%s%s\n", cd->interpret, cd->interpret_note ? " - " : "",
+	fprintf(out, "%s: %s\n%s\n", class_name(c), cd->title, cd->summary);
+	print_block(out, "explanation:", cd->explain, reflow);
+	fprintf(out, "\ninterpret mode: %s%s%s\n", cd->interpret, cd->interpret_note ? " - " : "",
 	       cd->interpret_note ? cd->interpret_note : "");
 	if (cd->gpu_interpret_note)
-		printf("interpret mode on GPU: %s\n", cd->gpu_interpret_note);
+		fprintf(out, "interpret mode on GPU: %s\n", cd->gpu_interpret_note);
 	api_render_init(&ar, rs->api, jax);
 	/* the plain (TPU) ladder, then the rungs for named backends (GPU) */
 	for (int tagged = 0; tagged < 2; tagged++) {
@@ -113,74 +129,74 @@ explain_class(const struct ruleset *rs, enum pt_class c, const char *jax)
 			if ((l->rungs[i].backends != NULL) != tagged)
 				continue;
 			if (k == 0)
-				printf(tagged ? "\nfix ladder on GPU (Pallas Triton and Mosaic GPU), cheapest "
+				fprintf(out, tagged ? "\nfix ladder on GPU (Pallas Triton and Mosaic GPU), cheapest "
 					"first:\n" : "\nfix ladder, cheapest first:\n");
-			explain_rung(&ar, &l->rungs[i], ++k);
+			explain_rung(out, &ar, &l->rungs[i], ++k);
 		}
 	}
 	if (ar.versioned && ar.known)
-		printf("  (API names are spelled for JAX %s)\n", ar.version);
+		fprintf(out, "  (API names are spelled for JAX %s)\n", ar.version);
 	else if (ar.versioned)
-		printf("  (API names are spelled for current JAX; --jax VERSION spells them for another "
+		fprintf(out, "  (API names are spelled for current JAX; --jax VERSION spells them for another "
 		       "release)\n");
 	api_render_release(&ar);
-	printf("\n%zu rule%s classify into %s; list them with 'pallas-triage rules list --class %s'\n",
+	fprintf(out, "\n%zu rule%s classify into %s; list them with 'pallas-triage rules list --class %s'\n",
 	       n, n == 1 ? "" : "s", class_name(c), class_name(c));
 }
 
 /* A rule may come from a pack: everything in it but the checked enums and numbers is escaped. */
 static void
-explain_rule(const struct rule *r)
+explain_rule(FILE *out, const struct rule *r, bool reflow)
 {
 	char *lab = class_label(r->cls, r->subkind);
 
-	term_puts_untrusted(stdout, r->id);
-	fputs("\n  class:   ", stdout);
-	term_puts_untrusted(stdout, lab);
+	term_puts_untrusted(out, r->id);
+	fputs("\n  class:   ", out);
+	term_puts_untrusted(out, lab);
 	free(lab);
-	printf("\n  stage:   %s\n  weight:  %d\n  message: ", stage_name(r->stage), r->weight);
-	term_puts_untrusted(stdout, r->message);
-	fputs("\n  defined: ", stdout);
-	term_puts_untrusted(stdout, r->file);
-	printf(":%d%s", r->line, r->origin ? " (pack " : "");
-	term_puts_untrusted(stdout, r->origin);
-	fputs(r->origin ? ")\n" : "\n", stdout);
-	print_block("explanation:", r->explain);
-	printf("\npatterns:\n");
+	fprintf(out, "\n  stage:   %s\n  weight:  %d\n  message: ", stage_name(r->stage), r->weight);
+	term_puts_untrusted(out, r->message);
+	fputs("\n  defined: ", out);
+	term_puts_untrusted(out, r->file);
+	fprintf(out, ":%d%s", r->line, r->origin ? " (pack " : "");
+	term_puts_untrusted(out, r->origin);
+	fputs(r->origin ? ")\n" : "\n", out);
+	print_block(out, "explanation:", r->explain, reflow);
+	fprintf(out, "\npatterns:\n");
 	for (size_t i = 0; i < r->npats; i++) {
-		printf("  %-4s ", r->pats[i]->role == PAT_ANY ? "any" :
+		fprintf(out, "  %-4s ", r->pats[i]->role == PAT_ANY ? "any" :
 		       r->pats[i]->role == PAT_ALL ? "all" : "none");
-		term_puts_untrusted(stdout, r->pats[i]->src);
-		putchar('\n');
+		term_puts_untrusted(out, r->pats[i]->src);
+		fputc('\n', out);
 	}
 	if (r->links) {
-		printf("\nlinks:\n");
+		fprintf(out, "\nlinks:\n");
 		for (char **l = r->links; *l; l++) {
-			fputs("  ", stdout);
-			term_puts_untrusted(stdout, *l);
-			putchar('\n');
+			fputs("  ", out);
+			term_puts_untrusted(out, *l);
+			fputc('\n', out);
 		}
 	}
 }
 
 static void
-explain_code(const struct ruleset *rs, const struct code_def *cd)
+explain_code(FILE *out, const struct ruleset *rs, const struct code_def *cd)
 {
-	printf("%s%s%s (%s)\n%s\n", cd->code, cd->name ? " " : "", cd->name ? cd->name : "",
+	fprintf(out, "%s%s%s (%s)\n%s\n", cd->code, cd->name ? " " : "", cd->name ? cd->name : "",
 	       class_name(cd->cls), cd->summary);
 	if (cd->link)
-		printf("see %s\n", cd->link);
+		fprintf(out, "see %s\n", cd->link);
 	for (size_t i = 0; i < rs->nrules; i++)
 		for (size_t k = 0; k < rs->rules[i]->npats; k++)
 			if (strstr(rs->rules[i]->pats[k]->src, cd->code)) {
-				printf("recognised by rule %s\n", rs->rules[i]->id);
+				fprintf(out, "recognised by rule %s\n", rs->rules[i]->id);
 				break;
 			}
 }
 
 /* When n arrived and left, as far as the table knows. */
 static void
-explain_releases(const struct api_name *n)
+explain_releases(FILE *out, const struct api_name *n)
 {
 	char since[64], removed[64];
 
@@ -188,39 +204,39 @@ explain_releases(const struct api_name *n)
 		jaxrange_describe(&n->since, since, sizeof(since));
 	if (n->removed.set)
 		jaxrange_describe(&n->removed, removed, sizeof(removed));
-	printf("  arrived:      %s%s\n", n->since.set ? since : "no first release recorded",
+	fprintf(out, "  arrived:      %s%s\n", n->since.set ? since : "no first release recorded",
 	       n->since.set && !n->since.has_lo ? " (the first release is not recorded)" : "");
 	if (n->deprecated)
-		printf("  deprecated:   in %s\n", n->deprecated);
-	printf("  removed:      %s\n", n->removed.set ? removed : "not as far as the table knows");
+		fprintf(out, "  deprecated:   in %s\n", n->deprecated);
+	fprintf(out, "  removed:      %s\n", n->removed.set ? removed : "not as far as the table knows");
 }
 
 static void
-explain_api(const struct ruleset *rs, const struct api_name *n, const char *jax)
+explain_api(FILE *out, const struct ruleset *rs, const struct api_name *n, const char *jax)
 {
 	const struct api_name *cur = jaxapi_current(rs->api, n);
 	struct api_render ar;
 	struct buf b = BUF_INIT;
 	char *tmpl = xasprintf("${api:%s}", cur->name);
 
-	printf("%s: a JAX API name%s%s\n", n->name, n->render ? ", written as " : "",
+	fprintf(out, "%s: a JAX API name%s%s\n", n->name, n->render ? ", written as " : "",
 	       n->render ? n->render : "");
-	explain_releases(n);
+	explain_releases(out, n);
 	if (n->replaced_by)
-		printf("  replaced by:  %s\n", cur->name);
+		fprintf(out, "  replaced by:  %s\n", cur->name);
 	for (size_t i = 0; i < rs->api->nnames; i++)
 		if (rs->api->names[i]->replaced_by &&
 		    strcmp(rs->api->names[i]->replaced_by, n->name) == 0)
-			printf("  replaces:     %s\n", rs->api->names[i]->name);
+			fprintf(out, "  replaces:     %s\n", rs->api->names[i]->name);
 	if (n->note)
-		printf("  note:         %s\n", n->note);
-	printf("  source:       %s\n", n->source);
+		fprintf(out, "  note:         %s\n", n->note);
+	fprintf(out, "  source:       %s\n", n->source);
 	if (jax) {
 		api_render_init(&ar, rs->api, jax);
 		api_render_text(&ar, tmpl, &b);
-		printf("  in JAX %s: %s\n", jax, b.data);
+		fprintf(out, "  in JAX %s: %s\n", jax, b.data);
 		for (size_t i = 0; i < ar.nnotes; i++)
-			printf("  note:         %s\n", ar.notes[i]);
+			fprintf(out, "  note:         %s\n", ar.notes[i]);
 		api_render_release(&ar);
 	}
 	buf_release(&b);
@@ -253,7 +269,7 @@ find_code(const struct ruleset *rs, const char *what)
 
 /* A rung id, as the ladder prints it: the rung alone. Returns false when none has that id. */
 static bool
-explain_rung_by_id(const struct ruleset *rs, const char *id, const char *jax)
+explain_rung_by_id(FILE *out, const struct ruleset *rs, const char *id, const char *jax)
 {
 	for (int c = 0; c < CLASS_COUNT; c++) {
 		const struct ladder *l = &rs->ladders[c];
@@ -263,10 +279,10 @@ explain_rung_by_id(const struct ruleset *rs, const char *id, const char *jax)
 
 			if (strcmp(l->rungs[i].id, id) != 0)
 				continue;
-			printf("%s: a rung of the %s ladder ('pallas-triage explain %s' shows them all)\n",
+			fprintf(out, "%s: a rung of the %s ladder ('pallas-triage explain %s' shows them all)\n",
 			       id, class_name((enum pt_class)c), class_name((enum pt_class)c));
 			api_render_init(&ar, rs->api, jax);
-			explain_rung(&ar, &l->rungs[i], i + 1);
+			explain_rung(out, &ar, &l->rungs[i], i + 1);
 			api_render_release(&ar);
 			return true;
 		}
@@ -315,6 +331,7 @@ cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx)
 	const struct api_name *an;
 	const char *what, *jax = NULL;
 	struct jaxver v;
+	struct wrap_out wo;
 	enum pt_class c;
 	int ch, rc;
 
@@ -330,15 +347,17 @@ cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx)
 		return cmd_usage_error(&cmd_explain_entry,
 				       "--jax '%s' is not a JAX release such as 0.4.35", jax);
 	what = argv[optind];
+	cmd_wrap_open(&wo, stdout);
 	if ((c = class_from_name(what)) != CLASS_COUNT)
-		explain_class(rs, c, jax);
+		explain_class(wo.fp, rs, c, jax, wo.width != 0);
 	else if ((r = ruleset_find_rule(rs, what)))
-		explain_rule(r);
+		explain_rule(wo.fp, r, wo.width != 0);
 	else if ((cd = find_code(rs, what)))
-		explain_code(rs, cd);
+		explain_code(wo.fp, rs, cd);
 	else if ((an = jaxapi_find(rs->api, what)))
-		explain_api(rs, an, jax);
-	else if (!explain_rung_by_id(rs, what, jax))
-		return explain_unknown(rs, what);
-	return PT_EXIT_OK;
+		explain_api(wo.fp, rs, an, jax);
+	else if (!explain_rung_by_id(wo.fp, rs, what, jax))
+		rc = explain_unknown(rs, what);
+	wrap_out_close(&wo);
+	return rc;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* `pallas-triage help [COMMAND [SUBCOMMAND]]`, generated from the command tables. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "pt/xalloc.h"
 
 static int cmd_help_run(int argc, char **argv, struct pt_ctx *ctx);
 
@@ -18,7 +20,8 @@ const struct cmd_entry cmd_help_entry = {
 static void
 overview(void)
 {
-	printf("usage: pallas-triage [--rules DIR] [--color WHEN] [--no-input] [COMMAND] [ARGS]\n"
+	printf("usage: pallas-triage [--rules DIR] [--color WHEN] [--no-input] [--session-dir DIR]\n"
+	       "                     [COMMAND] [ARGS]\n"
 	       "       pallas-triage [OPTIONS] LOG\n"
 	       "       python kernel.py 2>&1 | pallas-triage\n\n"
 	       "Classify a JAX Pallas TPU kernel failure (layout, capacity, synchronization,\n"
@@ -44,12 +47,20 @@ cmd_help_run(int argc, char **argv, struct pt_ctx *ctx)
 		return PT_EXIT_OK;
 	}
 	if (!(e = cmd_lookup(cmd_table, argv[1])))
-		return cmd_usage_error(&cmd_help_entry, "unknown command '%s'", argv[1]);
+		return cmd_not_found(cmd_suggest(cmd_table, argv[1]), "no command '%s' (see "
+				     "'pallas-triage help')", argv[1]);
 	if (argc > 2 && e->sub) {
 		const struct cmd_entry *s = cmd_lookup(e->sub, argv[2]);
 
-		if (!s)
-			return cmd_usage_error(&cmd_help_entry, "unknown command '%s %s'", argv[1], argv[2]);
+		if (!s) {
+			const char *near = cmd_suggest(e->sub, argv[2]);
+			char *full = near ? xasprintf("%s %s", argv[1], near) : NULL;
+			int rc = cmd_not_found(full, "no command '%s %s' (see 'pallas-triage help "
+					       "%s')", argv[1], argv[2], argv[1]);
+
+			free(full);
+			return rc;
+		}
 		e = s;
 	}
 	cmd_print_usage(e, stdout);

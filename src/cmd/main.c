@@ -44,6 +44,8 @@ parse_globals(int argc, char **argv, struct pt_ctx *ctx, int *next)
 			code = OPT_GLOBAL_COLOR;
 		else if (strcmp(a, "--no-input") == 0)
 			code = OPT_GLOBAL_NO_INPUT;
+		else if (strcmp(a, "--session-dir") == 0 || strncmp(a, "--session-dir=", 14) == 0)
+			code = OPT_GLOBAL_SESSION_DIR;
 		else
 			break;
 		if (code != OPT_GLOBAL_NO_INPUT) {

@@ -83,7 +83,7 @@ cmd_report_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (!report_format_known(format))
 		return cmd_usage_error(&cmd_report_entry, "--format takes md, json or text, not '%s'",
 				       format);
-	if (session_load(SESSION_DIR, &s, &err) < 0)
+	if (session_load(cmd_session_dir(ctx), &s, &err) < 0)
 		return pt_report(&err);
 	report_build(&r, s, ctx->rules, redact);
 	rc = output ? report_write_file(&r, format, output, true, &err) :

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "pt/suggest.h"
 #include "rules_packs.h"
 #include "pt/rules.h"
 #include "pt/packs.h"
@@ -249,6 +250,19 @@ rules_test_run(int argc, char **argv, struct pt_ctx *ctx)
 	return rc;
 }
 
+/* No class is called that: the six, and the one it is probably a typo of. */
+static int
+class_not_found(const char *name)
+{
+	struct suggest sg;
+
+	suggest_init(&sg, name);
+	for (int c = 0; c < CLASS_COUNT; c++)
+		suggest_offer(&sg, class_name((enum pt_class)c));
+	return cmd_not_found(suggest_best(&sg), "no class '%s' (the classes: layout, capacity, "
+			     "synchronization, numerics, unsupported, unknown)", name);
+}
+
 static int
 rules_list_run(int argc, char **argv, struct pt_ctx *ctx)
 {
@@ -263,7 +277,7 @@ rules_list_run(int argc, char **argv, struct pt_ctx *ctx)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'c') {
 			if ((only = class_from_name(optarg)) == CLASS_COUNT)
-				return cmd_usage_error(&rules_list_entry, "unknown class '%s'", optarg);
+				return class_not_found(optarg);
 		} else if ((rc = cmd_global_option(&rules_list_entry, ctx, c, optarg)) != 0) {
 			return rc;
 		}

@@ -498,8 +498,8 @@ rules_update_run(int argc, char **argv, struct pt_ctx *ctx)
 		if (got < 0)
 			return pt_report(&err);
 		if (got == 1)
-			return cmd_usage_error(e, "no rule pack named '%s' (see 'pallas-triage rules "
-					       "sources')", argv[i]);
+			return cmd_not_found(NULL, "no rule pack named '%s' (see 'pallas-triage "
+					     "rules sources')", argv[i]);
 		pack_release(&p);
 	}
 	if (http_opts_init(&ho, &ctx->env.http, &err) < 0 || packs_list(&packs, &n, &err) < 0)
@@ -553,8 +553,8 @@ rules_remove_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (rc < 0)
 		return pt_report(&err);
 	if (rc == 1)
-		return cmd_usage_error(e, "no rule pack named '%s' (see 'pallas-triage rules sources')",
-				       argv[optind]);
+		return cmd_not_found(NULL, "no rule pack named '%s' (see 'pallas-triage rules sources')",
+				     argv[optind]);
 	printf("removed rule pack '%s'\n", argv[optind]);
 	return PT_EXIT_OK;
 }

@@ -62,11 +62,14 @@ const struct cmd_entry cmd_run_entry = {
 	"                     the command's output goes to standard error\n"
 	"  --no-record        do not record anything in the session\n"
 	"  --rung ID          the rung this run tries (default: the session's next rung)\n"
-	"  --change TEXT      what was changed (default: the rung's suggested change)\n"
+	"  --change TEXT      what was changed (default: not stated; with --rung, the\n"
+	"                     rung's suggested change)\n"
 	"\n"
 	"The command runs directly, without a shell. In a session in progress each run\n"
-	"(or --repeat series) is recorded as an attempt: fixed, same or new. Ctrl-C stops\n"
-	"the command and records nothing.\n"
+	"(or --repeat series) is recorded as an attempt: fixed, same or new; a run that\n"
+	"gives the same failure again without --change or --rung is no attempt (nothing\n"
+	"was said to have changed) and records nothing. Ctrl-C stops the command and\n"
+	"records nothing.\n"
 	"exit status: 0 the command passed (exit 0, no failure evidence) in every run,\n"
 	"1 it failed in some run (diagnosis printed), 2 usage error, 3 bad rules or a\n"
 	"corrupt session, 4 the command cannot be started, the session is locked, or\n"
@@ -185,7 +188,15 @@ struct run_session {
 	struct session_news nw;
 	size_t ruled_before;        /* ruled-out entries before this run */
 	bool recorded;
+	bool reproduced;            /* the same failure, no change named: not an attempt */
 };
+
+#define RUN_REPRODUCED "the same failure as before and no change named: nothing recorded " \
+	"(a rerun of an unchanged command is no attempt; say what changed with --change TEXT, " \
+	"or which rung was tried with --rung ID)"
+
+/* What an attempt records as its change when the run named none. */
+#define RUN_CHANGE_UNSTATED "not stated (the run had no --change)"
 
 /* The session in dir, peeked at without the lock: SESSION_STATUS_COUNT when there is none. */
 static int
@@ -219,7 +230,7 @@ session_prepare(const struct run_args *a, const struct pt_ctx *ctx, struct run_s
 
 	if (a->no_record)
 		return 0;
-	if (peek_status(SESSION_DIR, &st, err) < 0)
+	if (peek_status(cmd_session_dir(ctx), &st, err) < 0)
 		return -1;
 	if (st != SESSION_IN_PROGRESS) {
 		if (a->rung || a->change)
@@ -232,7 +243,7 @@ session_prepare(const struct run_args *a, const struct pt_ctx *ctx, struct run_s
 	if (custom && (!a->change || !*a->change))
 		return pt_err_set(err, PT_EXIT_USAGE, "an attempt off the ladder needs --change: "
 				  "say what was changed");
-	if (session_open_locked(&rsn->t, SESSION_DIR, ctx->env.now, err) < 0) {
+	if (session_open_locked(&rsn->t, cmd_session_dir(ctx), ctx->env.now, err) < 0) {
 		size_t len = strlen(err->msg);
 
 		snprintf(err->msg + len, sizeof(err->msg) - len, "; nothing was run "
@@ -262,7 +273,7 @@ save_output(struct session_txn *t, const struct buf *out)
 	struct pt_err err = PT_ERR_INIT;
 	char *path = NULL;
 
-	if (out->len && session_txn_save_log(t, out->data, out->len, &path, &err) < 0)
+	if (out->len && session_txn_save_log(t, NULL, out->data, out->len, &path, NULL, &err) < 0)
 		pt_warn("the run's output was not saved: %s", err.msg);
 	return path;
 }
@@ -292,9 +303,18 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 		if (sum->sv->ruled_cls != CLASS_COUNT)
 			session_rule_out(s, sum->sv->ruled_cls, sum->sv->ruled_subkind,
 					 sum->sv->ruled_reason, NULL);
+	} else if (rsn->rung && !run_is_attempt(run_attempt_result(s, sum->passed, v),
+						     a->change || a->rung)) {
+		rsn->reproduced = true;
+		ret = 0;
+		goto out;       /* nothing changed: the file stays as it was */
 	} else if (rsn->rung) {
-		struct attempt_in in = { rsn->rung, a->change,
-					 run_attempt_result(s, sum->passed, v), NULL };
+		/* a named rung says its change was made; with neither, the change is unknown */
+		struct attempt_in in = {
+			.rung = rsn->rung,
+			.change = a->change ? a->change : a->rung ? NULL : RUN_CHANGE_UNSTATED,
+			.result = run_attempt_result(s, sum->passed, v),
+		};
 		char *log = save_output(&rsn->t, out);
 		int rec;
 
@@ -318,32 +338,34 @@ out:
 }
 
 static void
-session_print(const struct run_session *rsn, const struct ruleset *rs)
+session_print(FILE *out, const struct run_session *rsn, const struct ruleset *rs)
 {
 	const struct session *s = rsn->t.s;
 
 	if (!s)
 		return;
-	fputc('\n', stdout);
+	fputc('\n', out);
 	if (rsn->recorded) {
 		const struct attempt *t = &s->attempts[s->nattempts - 1];
 
-		printf("session: recorded attempt %d of %d: %s: %s\n", t->n, SESSION_ATTEMPT_CAP,
-		       t->rung, attempt_result_name(t->result));
+		fprintf(out, "session: recorded attempt %d of %d: %s: %s\n", t->n,
+			SESSION_ATTEMPT_CAP, t->rung, attempt_result_name(t->result));
 	}
 	for (size_t i = rsn->ruled_before; i < s->nruled; i++) {
 		char *lab = class_label(s->ruled[i].cls, s->ruled[i].subkind);
 
-		printf("session: ruled out %s: ", lab);
-		term_puts_untrusted(stdout, s->ruled[i].reason);
-		fputc('\n', stdout);
+		fprintf(out, "session: ruled out %s: ", lab);
+		term_puts_untrusted(out, s->ruled[i].reason);
+		fputc('\n', out);
 		free(lab);
 	}
-	if (!rsn->recorded && rsn->ruled_before == s->nruled)
-		fputs("session: nothing new to record\n", stdout);
-	session_print_news(stdout, &rsn->nw);
-	session_print_next(stdout, s, rs, &rsn->nw);
-	session_print_closing(stdout, s);
+	if (rsn->reproduced)
+		fprintf(out, "session: %s\n", RUN_REPRODUCED);
+	else if (!rsn->recorded && rsn->ruled_before == s->nruled)
+		fputs("session: nothing new to record\n", out);
+	session_print_news(out, &rsn->nw);
+	session_print_next(out, s, rs, &rsn->nw);
+	session_print_closing(out, s);
 }
 
 static void
@@ -404,12 +426,16 @@ print_text(struct pt_ctx *ctx, const struct run_summary *sum, const struct verdi
 		.source = source,
 	};
 
-	run_print(stdout, sum, v);
+	struct wrap_out wo;
+
+	cmd_wrap_open(&wo, stdout);
+	run_print(wo.fp, sum, v);
 	if (!sum->passed) {
-		fputc('\n', stdout);
-		diagnosis_print(stdout, ctx->rules, v, &o);
+		fputc('\n', wo.fp);
+		diagnosis_print(wo.fp, ctx->rules, v, &o);
 	}
-	session_print(rsn, ctx->rules);
+	session_print(wo.fp, rsn, ctx->rules);
+	wrap_out_close(&wo);
 }
 
 /* What this run did to the session: the attempt, rulings and news. */
@@ -449,6 +475,8 @@ json_session(struct json *o, const struct run_session *rsn)
 		json_add_str(ro, "reason", s->ruled[i].reason);
 	}
 	arr = json_add_array(o, "news");
+	if (rsn->reproduced)
+		json_push_str(arr, RUN_REPRODUCED);
 	for (size_t i = 0; i < rsn->nw.n; i++)
 		json_push_str(arr, rsn->nw.msg[i]);
 }

@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "logread.h"
 #include "walk.h"
 #include "pt/session.h"
 #include "pt/session_print.h"
 #include "pt/term.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
 
 static int session_start_run(int argc, char **argv, struct pt_ctx *ctx);
@@ -23,6 +25,7 @@ static int session_status_run(int argc, char **argv, struct pt_ctx *ctx);
 static int session_resume_run(int argc, char **argv, struct pt_ctx *ctx);
 static int session_log_run(int argc, char **argv, struct pt_ctx *ctx);
 static int session_reset_run(int argc, char **argv, struct pt_ctx *ctx);
+static int session_restore_run(int argc, char **argv, struct pt_ctx *ctx);
 
 #define SESSION_EXIT_HELP \
 	"exit status: 0 done, 1 no session here (or it is closed), 2 usage error,\n" \
@@ -86,9 +89,21 @@ static const struct cmd_entry session_reset_entry = {
 	.min_args = 0, .max_args = 0, .run = session_reset_run,
 };
 
+static const struct cmd_entry session_restore_entry = {
+	.name = "restore",
+	.usage = "session restore [N]",
+	.summary = "bring back archived session N (default: the latest)",
+	.help = "The session in its place, if any, is archived first, so nothing is lost;\n"
+		"'ls .pallas-triage/archive' lists them.\n"
+		"exit status: 0 restored, 1 no such archived session, 2 usage error, 3 it is\n"
+		"corrupt (it stays in the archive), 4 locked or I/O error\n",
+	.min_args = 0, .max_args = 1, .run = session_restore_run,
+};
+
 static const struct cmd_entry *const session_sub[] = {
 	&session_log_entry,
 	&session_reset_entry,
+	&session_restore_entry,
 	&session_resume_entry,
 	&session_start_entry,
 	&session_status_entry,
@@ -186,6 +201,11 @@ print_status(FILE *out, const struct session *s, const struct ruleset *rs)
 	put_class(out, s->first.cls, s->first.subkind);
 	fputs(" from ", out);
 	term_puts_untrusted(out, s->log);
+	if (s->log_saved) {
+		fputs(" (kept as ", out);
+		term_puts_untrusted(out, s->log_saved);
+		fputc(')', out);
+	}
 	if (s->first.fingerprint) {
 		fputs(" (fingerprint ", out);
 		term_puts_untrusted(out, s->first.fingerprint);
@@ -220,8 +240,8 @@ print_status(FILE *out, const struct session *s, const struct ruleset *rs)
 }
 
 static int
-print_result(const struct session *s, const struct ruleset *rs, const struct session_news *nw,
-	     bool json)
+print_result(FILE *out, const struct session *s, const struct ruleset *rs,
+	     const struct session_news *nw, bool json)
 {
 	const struct rung **plan = NULL;
 	size_t n = session_plan(s, rs, &plan);
@@ -229,7 +249,7 @@ print_result(const struct session *s, const struct ruleset *rs, const struct ses
 	if (json)
 		print_json(session_status_json(s, rs, plan, n, nw));
 	else
-		print_status(stdout, s, rs);
+		print_status(out, s, rs);
 	free(plan);
 	return 0;
 }
@@ -242,9 +262,11 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct session_txn t = SESSION_TXN_INIT;
 	struct session_opened opened = { 0 };
 	struct session_args a;
+	struct wrap_out wo;
+	struct logread lr;
+	struct session_log sl;
 	struct verdict v;
 	enum interp_answer ans = INTERP_UNASKED;
-	const char *log;
 	int rc;
 	bool have_v = false;
 
@@ -254,13 +276,21 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (a.interpret && (interp_answer_parse(a.interpret, &ans) < 0 || ans == INTERP_UNASKED))
 		return cmd_usage_error(&session_start_entry, "--interpret takes yes, no or skip, "
 				       "not '%s'", a.interpret);
-	if (classify_path(ctx->rules, argv[optind], a.kernel, ctx->env.threads, &v, &err) < 0)
+	logread_init(&lr);
+	lr.path = argv[optind];
+	lr.name = strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind];
+	lr.keep = true;
+	if (logread_run(&lr, ctx, a.kernel, &v, &err) < 0) {
+		logread_release(&lr);
 		return pt_report(&err);
+	}
 	have_v = true;
-	log = strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind];
-	if (session_open_for(&t, SESSION_DIR, &v, log, a.kernel, ctx->env.now, &opened, &err) < 0)
+	cmd_wrap_open(&wo, a.json ? stderr : stdout);
+	sl = logread_session_log(&lr);
+	if (session_open_for(&t, cmd_session_dir(ctx), &v, &sl, a.kernel, ctx->env.now, &opened,
+			     &err) < 0)
 		goto fail;
-	session_print_opened(a.json ? stderr : stdout, SESSION_DIR, t.s, &opened);
+	session_print_opened(wo.fp, cmd_session_dir(ctx), t.s, &opened);
 	if (ans != INTERP_UNASKED && t.s->interp == INTERP_UNASKED &&
 	    session_interpret(t.s, ans, &nw, &err) < 0)
 		goto fail;
@@ -268,18 +298,22 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (session_commit(&t, ctx->rules, false, &err) < 0)
 		goto fail;
 	if (!a.json)
-		session_print_news(stdout, &nw);
-	print_result(t.s, ctx->rules, &nw, a.json);
+		session_print_news(wo.fp, &nw);
+	wrap_out_flush(&wo);
+	print_result(wo.fp, t.s, ctx->rules, &nw, a.json);
 	if (!a.json)
-		session_print_closing(stdout, t.s);
+		session_print_closing(wo.fp, t.s);
 	rc = t.s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
 	goto out;
 fail:
+	wrap_out_flush(&wo);
 	rc = pt_report(&err);
 out:
+	wrap_out_close(&wo);
 	session_news_release(&nw);
 	session_opened_release(&opened);
 	session_txn_release(&t);
+	logread_release(&lr);
 	if (have_v)
 		verdict_release(&v);
 	return rc;
@@ -289,15 +323,18 @@ static int
 session_status_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
+	struct wrap_out wo;
 	struct session_args a;
 	struct session *s = NULL;
 	int rc;
 
 	if ((rc = parse(&session_status_entry, argc, argv, ctx, &a, ALLOW(OPT_JSON))) != 0)
 		return rc;
-	if (session_load(SESSION_DIR, &s, &err) < 0)
+	if (session_load(cmd_session_dir(ctx), &s, &err) < 0)
 		return pt_report(&err);
-	print_result(s, ctx->rules, NULL, a.json);
+	cmd_wrap_open(&wo, stdout);
+	print_result(wo.fp, s, ctx->rules, NULL, a.json);
+	wrap_out_close(&wo);
 	session_free(s);
 	return PT_EXIT_OK;
 }
@@ -317,7 +354,8 @@ session_resume_run(int argc, char **argv, struct pt_ctx *ctx)
 	o.json = a.json;
 	o.fixed_now = ctx->env.now;
 	o.threads = ctx->env.threads;
-	if (!a.answers && !walk_interactive(ctx->no_input))
+	o.dir = cmd_session_dir(ctx);
+	if (!a.answers && !walk_interactive(ctx->no_input, a.json ? stderr : stdout))
 		return cmd_usage_error(&session_resume_entry, "no terminal to ask on: give "
 				       "--answers FILE, or record attempts with 'pallas-triage attempt'");
 	return walk_resume(ctx->rules, &o);
@@ -336,6 +374,11 @@ print_log(const struct session *s)
 {
 	fputs("session for ", stdout);
 	put(s->log);
+	if (s->log_saved) {
+		fputs(" (kept as ", stdout);
+		put(s->log_saved);
+		fputc(')', stdout);
+	}
 	printf(": %s, %zu of %d attempts used\n", session_status_name(s->status), s->nattempts,
 	       SESSION_ATTEMPT_CAP);
 	for (size_t i = 0; i < s->nattempts; i++) {
@@ -385,7 +428,7 @@ session_log_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse(&session_log_entry, argc, argv, ctx, &a, ALLOW(OPT_JSON))) != 0)
 		return rc;
-	if (session_load(SESSION_DIR, &s, &err) < 0)
+	if (session_load(cmd_session_dir(ctx), &s, &err) < 0)
 		return pt_report(&err);
 	if (a.json)
 		print_json(session_log_json(s));
@@ -405,17 +448,53 @@ session_reset_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse(&session_reset_entry, argc, argv, ctx, &a, 0)) != 0)
 		return rc;
-	if (!session_exists(SESSION_DIR)) {
-		printf("no session in %s: nothing to reset\n", SESSION_DIR);
+	if (!session_exists(cmd_session_dir(ctx))) {
+		printf("no session in %s: nothing to reset\n", cmd_session_dir(ctx));
 		return PT_EXIT_OK;
 	}
-	if ((lock = session_lock(SESSION_DIR, &err)) < 0)
+	if ((lock = session_lock(cmd_session_dir(ctx), &err)) < 0)
 		return pt_report(&err);
-	rc = session_archive(SESSION_DIR, &arch, &err);
+	rc = session_archive(cmd_session_dir(ctx), &arch, &err);
 	session_unlock(lock);
 	if (rc < 0)
 		return pt_report(&err);
-	printf("the session is moved to %s; the next 'pallas-triage LOG' starts a new one\n", arch);
+	printf("the session is moved to %s; the next 'pallas-triage LOG' starts a new one "
+	       "('pallas-triage session restore' brings it back)\n", arch);
 	free(arch);
 	return PT_EXIT_OK;
+}
+
+static int
+session_restore_run(int argc, char **argv, struct pt_ctx *ctx)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session_args a;
+	const char *dir = cmd_session_dir(ctx);
+	char *restored = NULL, *archived = NULL, *end;
+	long n = 0;
+	int rc, lock;
+
+	if ((rc = parse(&session_restore_entry, argc, argv, ctx, &a, 0)) != 0)
+		return rc;
+	if (optind < argc && ((n = strtol(argv[optind], &end, 10)) <= 0 || *end))
+		return cmd_usage_error(&session_restore_entry, "N is the number of an archived "
+				       "session (archive/session-N.json), not '%s'", argv[optind]);
+	if (!util_is_dir(dir)) {
+		fprintf(stderr, "pallas-triage: error: no session directory '%s': nothing to "
+			"restore\n", dir);
+		return PT_EXIT_FINDING;
+	}
+	if ((lock = session_lock(dir, &err)) < 0)
+		return pt_report(&err);
+	rc = session_restore(dir, n, &restored, &archived, &err);
+	session_unlock(lock);
+	if (rc == 0) {
+		printf("restored %s", restored);
+		if (archived)
+			printf("; the session that was here is kept as %s", archived);
+		putchar('\n');
+	}
+	free(restored);
+	free(archived);
+	return rc < 0 ? pt_report(&err) : PT_EXIT_OK;
 }

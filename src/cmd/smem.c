@@ -391,7 +391,7 @@ resolve_gpu(const struct sm_args *a, const struct chiptab *t, struct sm_input *i
 	const struct chip *tpu;
 
 	if (chiptab_want_target(t, a->chip, &tpu, &in->gpu, &err) < 0)
-		return cmd_usage_error(e, "%s", err.msg);
+		return cmd_not_found(NULL, "%s", err.msg);
 	if (tpu)
 		return cmd_usage_error(e, "'%s' is a TPU: smem models GPU shared memory; use "
 				       "'pallas-triage vmem' for TPU VMEM", a->chip);
@@ -450,7 +450,7 @@ resolve(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
 	if ((rc = resolve_gpu(a, t, in)) != 0 || (rc = resolve_counts(a, in)) != 0)
 		return rc;
 	if (!(s->dtype = calc_want_dtype(t, a->dtype, true, &err)))
-		return cmd_usage_error(e, "%s", err.msg);
+		return cmd_not_found(NULL, "%s", err.msg);
 	if (shape_parse(&s->block, a->block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
 	for (size_t i = 0; i < a->nother; i++, s->nother++)

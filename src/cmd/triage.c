@@ -3,130 +3,288 @@
  * `pallas-triage [triage] [OPTIONS] [LOG]`: classify a failure log and show
  * the evidence and the fix ladder. This is also what runs when no command
  * is named. A log is read from the file, or from stdin when LOG is `-` or
- * absent and stdin is not a terminal. At a terminal (or with --answers) the
- * ladder walk follows; otherwise the whole ladder is printed and it exits.
+ * absent and stdin is not a terminal; a piped log is echoed as it streams
+ * in, as tee would, so a program that hangs shows its last lines. With a
+ * person to ask (or --answers) the edit-and-rerun loop follows
+ * (walk.c: walk_loop()); otherwise the whole ladder is printed and it exits.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pt/advice.h"
+#include "pt/buf.h"
 #include "pt/classify.h"
 #include "cmd.h"
 #include "pt/diagnosis.h"
+#include "pt/echo.h"
+#include "pt/github.h"
 #include "pt/json.h"
 #include "pt/rules.h"
+#include "pt/session.h"
+#include "pt/sha256.h"
+#include "pt/term.h"
+#include "logread.h"
 #include "walk.h"
 
 static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 
 const struct cmd_entry cmd_triage_entry = {
 	.name = "triage",
-	.usage = "[triage] [--json] [--no-input] [--answers FILE] [--kernel FILE] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
+	.usage = "[triage] [--json | --format FMT] [--quiet] [--no-input] [--answers FILE]\n"
+		 "       [--kernel FILE] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
 	.summary = "classify a Pallas failure log and show the fix ladder",
 	.help =
 	"options:\n"
 	"  --json            print one JSON object (docs/json.md) instead of text\n"
+	"  --format FMT      text (default), json, or github: '::error file=...' lines\n"
+	"                    that put the diagnosis on the kernel's line in GitHub Actions\n"
+	"  -q, --quiet       do not echo a piped log as it streams in\n"
 	"  --no-input        never ask questions; print the diagnosis and the whole ladder\n"
 	"  --answers FILE    walk the ladder with the answers in FILE ('-': stdin), see docs/sessions.md\n"
 	"  --kernel FILE     save FILE.pre-debug before the first attempt (never overwritten)\n"
 	"  --redact          mask home paths and host names in the escalation report\n"
 	"  --rules DIR       use the rules in DIR\n"
-	"  --color WHEN      auto (default), always or never; NO_COLOR is respected\n"
+	"  --color WHEN      auto (default), always or never; NO_COLOR and TERM=dumb mean never\n"
 	"\n"
 	"LOG is a file, or '-' for standard input; with no LOG, standard input is read\n"
-	"when it is not a terminal. At a terminal (also when the log is piped in), the\n"
-	"diagnosis is followed by the walk of the fix ladder, asked on /dev/tty.\n"
+	"when it is not a terminal, and a pipe is echoed as it comes (dimmed at a\n"
+	"terminal), then diagnosed. When standard output is a terminal, the diagnosis is\n"
+	"followed by the walk of the fix ladder, asked on /dev/tty, and the log is\n"
+	"recorded in the session in .pallas-triage/: the first one starts it, each new\n"
+	"one is the result of the last change (docs/sessions.md). Piped on (| less) or\n"
+	"with --json, nothing is asked.\n"
 	"\n"
 	"exit status: 0 a Pallas failure class was identified, 1 no Pallas failure\n"
 	"recognized, 2 usage error, 3 bad input data (rules, log, session), 4 system error;\n"
-	"after a walk, the walk's status (docs/sessions.md)\n",
+	"after a walk, the walk's status (docs/sessions.md); 130 interrupted while the\n"
+	"piped log was still coming (what came is diagnosed)\n",
 	.min_args = 0,
 	.max_args = 1,
 	.flags = CMD_NEEDS_RULES,
 	.run = cmd_triage_run,
 };
 
+enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT, OPT_FORMAT };
+
 static const struct option triage_options[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "answers", required_argument, NULL, 'a' },
-	{ "kernel", required_argument, NULL, 'k' },
-	{ "redact", no_argument, NULL, 'r' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "answers", required_argument, NULL, OPT_ANSWERS },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "redact", no_argument, NULL, OPT_REDACT },
 	CMD_GLOBAL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
-static int
-print_verdict(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool json,
-	      bool whole_ladder)
+enum triage_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_GITHUB };
+
+struct triage_args {
+	enum triage_format format;
+	bool quiet;
+	struct walk_opts wo;
+	const char *path;           /* "-" for stdin */
+	const char *name;           /* as shown: "<stdin>" for stdin */
+};
+
+/* ------------------------------------------------------------ output */
+
+struct show_ctx {
+	struct pt_ctx *ctx;
+	const struct verdict *v;
+	const char *name;
+};
+
+static void
+print_text(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool whole_ladder,
+	   const char *why)
 {
-	if (json) {
-		struct json *j = diagnosis_json(ctx->rules, v, name);
+	struct diagnosis_opts o = {
+		.color = cmd_use_color(ctx, stdout),
+		.whole_ladder = whole_ladder,
+		.no_ladder = !whole_ladder,    /* the walk that follows shows each rung */
+		.source = name,
+	};
+	struct wrap_out wo;
 
-		json_print(j, stdout);
-		json_free(j);
-	} else {
-		struct diagnosis_opts o = {
-			.color = cmd_use_color(ctx, stdout),
-			.whole_ladder = whole_ladder,
-			.source = name,
-		};
-
-		diagnosis_print(stdout, ctx->rules, v, &o);
+	cmd_wrap_open(&wo, stdout);
+	diagnosis_print(wo.fp, ctx->rules, v, &o);
+	if (why) {
+		fputs("\n", wo.fp);
+		term_puts_untrusted(wo.fp, why);
+		fputs("\n", wo.fp);
 	}
+	wrap_out_close(&wo);
+}
+
+static void
+show(void *arg, bool whole_ladder, const char *why)
+{
+	struct show_ctx *sc = arg;
+
+	print_text(sc->ctx, sc->v, sc->name, whole_ladder, why);
+	fflush(stdout);
+}
+
+static int
+verdict_status(const struct verdict *v)
+{
 	return v->cls == CLASS_UNKNOWN ? PT_EXIT_FINDING : PT_EXIT_OK;
+}
+
+/* Without a walk: a session in progress here does not take this log, and says so. */
+static const char *
+unrecorded_note(const struct pt_ctx *ctx, const struct logread *in)
+{
+	struct session *s = NULL;
+	const char *dir = cmd_session_dir(ctx);
+	bool seen;
+
+	if (!*in->digest || !session_in_progress(dir) || session_load(dir, &s, NULL) < 0)
+		return NULL;
+	seen = (s->log_digest && strcmp(s->log_digest, in->digest) == 0);
+	for (size_t i = 0; !seen && i < s->nattempts; i++)
+		seen = s->attempts[i].log_digest && strcmp(s->attempts[i].log_digest, in->digest) == 0;
+	session_free(s);
+	return seen ? NULL : "this log was not recorded in the session in progress: with nobody "
+	       "at a terminal to say what changed, nothing is asked; 'pallas-triage attempt "
+	       "--result same|new|fixed --log LOG' records it";
+}
+
+/* ------------------------------------------------------------ the command */
+
+static int
+parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
+{
+	const struct cmd_entry *e = &cmd_triage_entry;
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	while ((c = getopt_long(argc, argv, "q", triage_options, NULL)) != -1) {
+		if (c == OPT_JSON)
+			a->format = FORMAT_JSON;
+		else if (c == OPT_FORMAT && strcmp(optarg, "text") == 0)
+			a->format = FORMAT_TEXT;
+		else if (c == OPT_FORMAT && strcmp(optarg, "json") == 0)
+			a->format = FORMAT_JSON;
+		else if (c == OPT_FORMAT && strcmp(optarg, "github") == 0)
+			a->format = FORMAT_GITHUB;
+		else if (c == OPT_FORMAT)
+			return cmd_usage_error(e, "--format takes text, json or github, not '%s'", optarg);
+		else if (c == 'q')
+			a->quiet = true;
+		else if (c == OPT_ANSWERS)
+			a->wo.answers = optarg;
+		else if (c == OPT_KERNEL)
+			a->wo.kernel = optarg;
+		else if (c == OPT_REDACT)
+			a->wo.redact = true;
+		else if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
+			return rc;
+	}
+	if ((rc = cmd_check_args(e, argc, optind)) != 0)
+		return rc;
+	a->path = optind < argc ? argv[optind] : "-";
+	a->name = strcmp(a->path, "-") == 0 ? "<stdin>" : a->path;
+	if (strcmp(a->path, "-") == 0 && optind == argc && isatty(STDIN_FILENO))
+		return cmd_usage_error(e, "no log given: name a file, or pipe one in "
+				       "(python k.py 2>&1 | pallas-triage)");
+	if (a->wo.answers && a->format != FORMAT_TEXT)
+		return cmd_usage_error(e, "--%s never walks the ladder; --answers walks it",
+				       a->format == FORMAT_JSON ? "json" : "format github");
+	if (a->wo.answers && strcmp(a->wo.answers, "-") == 0 && strcmp(a->path, "-") == 0)
+		return cmd_usage_error(e, "the log and --answers cannot both come from standard input");
+	return 0;
+}
+
+static int
+print_machine(struct pt_ctx *ctx, const struct triage_args *a, const struct verdict *v);
+
+/* What the log came to: a diagnosis, the loop, or an error. */
+static int
+conclude(struct pt_ctx *ctx, struct triage_args *a, const struct logread *lr,
+	 const struct verdict *v, bool walk)
+{
+	if (v->nbytes == 0 && !lr->interrupted) {
+		fprintf(stderr, "pallas-triage: error: '%s' is empty: there is nothing to triage\n",
+			a->name);
+		return PT_EXIT_DATA;
+	}
+	if (lr->interrupted) {
+		/* the log is cut short: diagnose what came, record nothing */
+		print_text(ctx, v, a->name, true, "interrupted while the log was still coming: "
+			   "this is what came so far, and nothing was recorded; if the program "
+			   "hangs, 'pallas-triage run --timeout SECONDS -- COMMAND' stops it and "
+			   "diagnoses the hang");
+		return 128 + SIGINT;
+	}
+	if (a->format != FORMAT_TEXT)
+		return print_machine(ctx, a, v);
+	if (walk) {
+		struct show_ctx sc = { ctx, v, a->name };
+		struct session_log sl = logread_session_log(lr);
+
+		if (!lr->kept_all)
+			pt_warn("the log kept in the session is its first %u MiB",
+				LOGREAD_KEEP_MAX >> 20);
+		a->wo.fixed_now = ctx->env.now;
+		a->wo.threads = ctx->env.threads;
+		a->wo.dir = cmd_session_dir(ctx);
+		fflush(stdout);
+		return walk_loop(ctx->rules, v, &sl, &a->wo, show, &sc);
+	}
+	print_text(ctx, v, a->name, true, unrecorded_note(ctx, lr));
+	return verdict_status(v);
+}
+
+static int
+print_machine(struct pt_ctx *ctx, const struct triage_args *a, const struct verdict *v)
+{
+	struct json *j;
+
+	if (a->format == FORMAT_GITHUB) {
+		/* GitHub checks out the repository there: paths become the repo's */
+		github_annotate(stdout, ctx->rules, v, a->name, getenv("GITHUB_WORKSPACE"), false);
+		return verdict_status(v);
+	}
+	j = diagnosis_json(ctx->rules, v, a->name);
+	json_print(j, stdout);
+	json_free(j);
+	return verdict_status(v);
 }
 
 static int
 cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
-	struct walk_opts wo = { 0 };
+	struct triage_args a;
+	struct logread lr;
 	struct verdict v;
-	const char *path, *name;
-	bool json = false, walk;
-	int c, rc;
+	bool walk;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "", triage_options, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'a')
-			wo.answers = optarg;
-		else if (c == 'k')
-			wo.kernel = optarg;
-		else if (c == 'r')
-			wo.redact = true;
-		else if ((rc = cmd_global_option(&cmd_triage_entry, ctx, c, optarg)) != 0)
-			return rc;
-	}
-	if ((rc = cmd_check_args(&cmd_triage_entry, argc, optind)) != 0)
+	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
 		return rc;
-	path = optind < argc ? argv[optind] : "-";
-	if (strcmp(path, "-") == 0 && optind == argc && isatty(STDIN_FILENO))
-		return cmd_usage_error(&cmd_triage_entry,
-				       "no log given: name a file, or pipe one in (python k.py 2>&1 | pallas-triage)");
-	if (wo.answers && strcmp(wo.answers, "-") == 0 && strcmp(path, "-") == 0)
-		return cmd_usage_error(&cmd_triage_entry,
-				       "the log and --answers cannot both come from standard input");
-	if (classify_path(ctx->rules, path, wo.kernel, ctx->env.threads, &v, &err) < 0)
+	/* JSON and CI annotations are for programs: nobody is there to answer */
+	walk = a.format == FORMAT_TEXT && (a.wo.answers || walk_interactive(ctx->no_input, stdout));
+	logread_init(&lr);
+	lr.path = a.path;
+	lr.name = a.name;
+	/* the echo is for people: programs reading JSON or annotations want the answer */
+	lr.echo_to = a.quiet || a.format != FORMAT_TEXT ? NULL : stdout;
+	lr.keep = walk || session_exists(cmd_session_dir(ctx));
+	if (logread_run(&lr, ctx, a.wo.kernel, &v, &err) < 0) {
+		logread_release(&lr);
 		return pt_report(&err);
-	name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	if (v.nbytes == 0) {
-		verdict_release(&v);
-		fprintf(stderr, "pallas-triage: error: '%s' is empty: there is nothing to triage\n", name);
-		return PT_EXIT_DATA;
 	}
-	/* A walk shows the rungs one at a time; without one, the whole ladder is the answer. */
-	walk = v.cls != CLASS_UNKNOWN && (wo.answers || walk_interactive(ctx->no_input));
-	rc = print_verdict(ctx, &v, name, json, !walk);
-	if (walk) {
-		wo.json = json;
-		wo.fixed_now = ctx->env.now;
-		wo.threads = ctx->env.threads;
-		fflush(stdout);
-		rc = walk_after_triage(ctx->rules, &v, name, &wo);
-	}
+	if (lr.echoed)
+		fputc('\n', stdout);
+	rc = conclude(ctx, &a, &lr, &v, walk);
+	logread_release(&lr);
 	verdict_release(&v);
 	return rc;
 }

@@ -490,7 +490,7 @@ resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
 	s->buffers = 2;
 	if (!(s->chip = chiptab_want_chip(t, a->chip, &err)) ||
 	    !(s->dtype = chiptab_want_dtype(t, a->dtype, &err)))
-		return cmd_usage_error(e, "%s", err.msg);
+		return cmd_not_found(NULL, "%s", err.msg);
 	if (shape_parse(&s->block, a->block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
 	if (a->buffers && calc_small_int(a->buffers, 1, 16, &s->buffers) < 0)

@@ -18,11 +18,14 @@
 
 #include "pt/advice.h"
 #include "pt/buf.h"
+#include "cmd.h"
 #include "walk.h"
 #include "pt/diag.h"
 #include "pt/ladder.h"
 #include "pt/session.h"
 #include "pt/session_print.h"
+#include "pt/sha256.h"
+#include "pt/suggest.h"
 #include "pt/term.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
@@ -43,11 +46,14 @@ struct walk {
 	const struct ruleset *rs;
 	const struct walk_opts *o;
 	struct session_txn t;   /* held from the start of the walk to its end */
-	FILE *in, *out;
+	FILE *in, *out;         /* out is wrap.fp: everything said is wrapped to the terminal */
+	struct wrap_out wrap;
+	FILE *tty;              /* the terminal (or stdout/stderr) under wrap */
 	bool echo;              /* input is a file: echo answers so the transcript reads whole */
 	bool own_in, own_out;
 	bool lost;              /* the terminal went away (EIO) */
 	bool trapped;           /* the signal handlers are ours; old holds the previous ones */
+	bool result_from_log;   /* the pending result was read from the log the user ran */
 	char *line;             /* the last answer, owned here */
 	size_t linecap;
 	struct sigaction old[ARRAY_SIZE(walk_signals)];
@@ -60,6 +66,14 @@ static void
 put_untrusted(FILE *out, const char *s)
 {
 	term_put_untrusted(out, s, strlen(s));
+}
+
+/* Everything said so far goes out, wrapped, before the walk waits for an answer. */
+static void
+flush_out(struct walk *w)
+{
+	wrap_out_flush(&w->wrap);
+	w->out = w->wrap.fp;
 }
 
 /* --- input --- */
@@ -93,9 +107,10 @@ ask(struct walk *w, const char *prompt, bool raw)
 
 		if (walk_signal)
 			return END_STOP;
+		flush_out(w);
 		if (!w->echo) {
-			fputs(prompt, w->out);
-			fflush(w->out);
+			fputs(prompt, w->tty);
+			fflush(w->tty);
 		}
 		errno = 0;
 		n = getline(&w->line, &w->linecap, w->in);
@@ -194,6 +209,25 @@ walk_cmd_find(const char *s)
 	return NULL;
 }
 
+/* "unknown answer 'fixd'; did you mean 'fixed'?" (or: type help) */
+static void
+print_unknown_answer(struct walk *w, const char *const *names, size_t n, const char *hint)
+{
+	struct suggest sg;
+	const char *near;
+
+	suggest_init(&sg, w->line);
+	for (size_t i = 0; i < n; i++)
+		if (names[i])
+			suggest_offer(&sg, names[i]);
+	fputs("  unknown answer '", w->out);
+	put_untrusted(w->out, w->line);
+	if ((near = suggest_best(&sg)))
+		fprintf(w->out, "'; did you mean '%s'?\n", near);
+	else
+		fprintf(w->out, "': %s\n", hint);
+}
+
 static void
 print_help(FILE *out)
 {
@@ -228,8 +262,12 @@ ask_interpret(struct walk *w, struct pt_err *err)
 			break;
 		if (strcmp(w->line, "quit") == 0 || strcmp(w->line, "q") == 0)
 			return END_QUIT;
-		if (*w->line)
-			fputs("  answer yes, no or skip (or quit)\n", w->out);
+		if (*w->line) {
+			static const char *const answers[] = { "yes", "no", "skip", "quit" };
+
+			print_unknown_answer(w, answers, ARRAY_SIZE(answers),
+					     "answer yes, no or skip (or quit)");
+		}
 	}
 	if (session_interpret(w->t.s, a, &nw, err) < 0)
 		return END_ERROR;
@@ -253,9 +291,12 @@ ask_result(struct walk *w, const struct rung *r, int *res)
 		if (!*w->line)
 			continue;
 		if (!(c = walk_cmd_find(w->line))) {
-			fputs("  unknown answer '", w->out);
-			put_untrusted(w->out, w->line);
-			fputs("': type help\n", w->out);
+			const char *names[ARRAY_SIZE(walk_cmds)];
+
+			/* full names only: a one-letter alias is close to every typo */
+			for (size_t i = 0; i < ARRAY_SIZE(walk_cmds); i++)
+				names[i] = walk_cmds[i].name;
+			print_unknown_answer(w, names, ARRAY_SIZE(names), "type help");
 			continue;
 		}
 		if (c->act == ACT_RESULT) {
@@ -294,17 +335,40 @@ save_paste(struct walk *w, const struct buf *paste, struct pt_err *err)
 {
 	char *path;
 
-	if (session_txn_save_log(&w->t, paste->data, paste->len, &path, err) < 0)
+	char digest[SHA256_HEX_LEN + 1];
+
+	if (session_txn_save_log(&w->t, NULL, paste->data, paste->len, &path, digest, err) < 0)
 		return END_ERROR;
 	free(w->t.s->pending.log);
+	free(w->t.s->pending.log_digest);
 	w->t.s->pending.log = path;
+	w->t.s->pending.log_digest = xstrdup(digest);
 	fprintf(w->out, "  saved the pasted log as %s\n", path);
 	return END_NONE;
 }
 
 /*
+ * A line typed at log> that names a file rather than starting a log: one
+ * word with a directory or a log's extension. A pasted log starts with a
+ * message ("Traceback (most recent call last):"), which has spaces.
+ */
+static bool
+looks_like_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || strpbrk(s, " \t"))
+		return false;
+	if (strchr(s, '/') || s[0] == '~')
+		return true;
+	return (n > 4 && (strcmp(s + n - 4, ".log") == 0 || strcmp(s + n - 4, ".txt") == 0 ||
+			  strcmp(s + n - 4, ".out") == 0 || strcmp(s + n - 4, ".err") == 0));
+}
+
+/*
  * The new log of a "different" answer: a path, or a paste ended by a line
- * holding only "." (or by the end of input). A paste is kept under
+ * holding only "." (or by the end of input). A path that does not exist is
+ * said so and asked again (looks_like_path()). A paste is kept under
  * dir/logs/, also when Ctrl-C cuts it short. pending.log = "" records "no log".
  */
 static int
@@ -316,12 +380,19 @@ ask_log(struct walk *w, struct pt_err *err)
 
 	fputs("  paste the new log and end it with a line holding only '.', or type its path\n"
 	      "  (Enter: no log)\n", w->out);
-	if ((end = ask(w, "log> ", false)) != END_NONE)
-		return end;
-	if (!*w->line || util_is_file(w->line)) {
-		free(w->t.s->pending.log);
-		w->t.s->pending.log = xstrdup(w->line);
-		return END_NONE;
+	for (;;) {
+		if ((end = ask(w, "log> ", false)) != END_NONE)
+			return end;
+		if (!*w->line || util_is_file(w->line)) {
+			free(w->t.s->pending.log);
+			w->t.s->pending.log = xstrdup(w->line);
+			return END_NONE;
+		}
+		if (!looks_like_path(w->line))
+			break;
+		fputs("  no file '", w->out);
+		put_untrusted(w->out, w->line);
+		fputs("': type its path again, or paste the log itself\n", w->out);
 	}
 	buf_init(&paste, WALK_MAX_PASTE);
 	buf_addf(&paste, "%s\n", w->line);
@@ -359,16 +430,22 @@ finish_attempt(struct walk *w, const struct rung *r, struct pt_err *err)
 {
 	struct session_news nw = SESSION_NEWS_INIT;
 	const struct pending *p = &w->t.s->pending;
-	struct attempt_in in = { r->id, p->change, (enum attempt_result)p->result,
-				 p->log && *p->log ? p->log : NULL };
+	struct attempt_in in = {
+		.rung = r->id, .change = p->change, .result = (enum attempt_result)p->result,
+		.log = p->log && *p->log ? p->log : NULL, .log_digest = p->log_digest,
+	};
+	char digest[SHA256_HEX_LEN + 1];
 	struct verdict nv;
 	bool have = false;
 	int rc;
 
 	if (in.result == RESULT_NEW && in.log) {
-		if (classify_path(w->rs, in.log, w->t.s->kernel, w->o->threads, &nv, err) < 0)
+		if (classify_path_digest(w->rs, in.log, w->t.s->kernel, w->o->threads, digest, &nv,
+					 err) < 0)
 			return END_ERROR;
 		have = true;
+		if (!in.log_digest)
+			in.log_digest = digest;
 		print_new_verdict(w->out, &nv);
 	}
 	rc = session_record(w->t.s, w->rs, &in, have ? &nv : NULL, session_txn_now(&w->t), &nw,
@@ -425,8 +502,9 @@ step(struct walk *w, struct pt_err *err)
 		if ((end = save(w, err)) != END_NONE)
 			return end;
 	} else {
-		fprintf(w->out, "  result: %s (answered before)\n",
-			attempt_result_name((enum attempt_result)p->result));
+		fprintf(w->out, "  result: %s (%s)\n",
+			attempt_result_name((enum attempt_result)p->result),
+			w->result_from_log ? "from the log you ran" : "answered before");
 	}
 	if (p->result != RESULT_NA && !p->change &&
 	    ((end = ask_change(w, r)) != END_NONE || (end = save(w, err)) != END_NONE))
@@ -450,10 +528,10 @@ open_terminal_out(struct walk *w, bool json, struct pt_err *err)
 	int fd = json ? STDERR_FILENO : STDOUT_FILENO;
 
 	if (isatty(fd)) {
-		w->out = json ? stderr : stdout;
+		w->tty = json ? stderr : stdout;
 		return 0;
 	}
-	if (!(w->out = fopen("/dev/tty", "w")))
+	if (!(w->tty = fopen("/dev/tty", "w")))
 		return pt_err_errno(err, PT_EXIT_USAGE, "cannot write to the terminal");
 	w->own_out = true;
 	return 0;
@@ -476,7 +554,7 @@ walk_setup(struct walk *w, const struct ruleset *rs, const struct walk_opts *o,
 			return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", o->answers);
 		w->own_in = w->in != stdin;
 		w->echo = !isatty(fileno(w->in));
-		w->out = o->json ? stderr : stdout;
+		w->tty = o->json ? stderr : stdout;
 	} else {
 		if (!(w->in = fopen("/dev/tty", "r")))
 			return pt_err_set(err, PT_EXIT_USAGE, "no terminal to ask on: give --answers "
@@ -485,6 +563,8 @@ walk_setup(struct walk *w, const struct ruleset *rs, const struct walk_opts *o,
 		if (open_terminal_out(w, o->json, err) < 0)
 			return -1;
 	}
+	cmd_wrap_open(&w->wrap, w->tty);
+	w->out = w->wrap.fp;
 	return 0;
 }
 
@@ -511,12 +591,12 @@ walk_teardown(struct walk *w)
 		for (size_t i = 0; i < ARRAY_SIZE(walk_signals); i++)
 			sigaction(walk_signals[i], &w->old[i], NULL);
 	session_txn_release(&w->t);
-	if (w->out)
-		fflush(w->out);
+	if (w->wrap.real)
+		wrap_out_close(&w->wrap);
 	if (w->own_in)
 		fclose(w->in);
 	if (w->own_out)
-		fclose(w->out);
+		fclose(w->tty);
 	free(w->line);
 }
 
@@ -526,8 +606,10 @@ walk_conclude(struct walk *w, int end, struct pt_err *err)
 	struct session *s = w->t.s;
 	int sig = walk_signal;
 
-	if (end == END_ERROR || save(w, err) != END_NONE)
+	if (end == END_ERROR || save(w, err) != END_NONE) {
+		flush_out(w);
 		return pt_report(err);
+	}
 	if (s->status != SESSION_IN_PROGRESS) {
 		session_print_closing(w->out, s);
 		return s->status == SESSION_BLOCKED ? PT_EXIT_FINDING : PT_EXIT_OK;
@@ -551,7 +633,12 @@ walk_run(struct walk *w)
 
 	fprintf(w->out, "\nwalking the fix ladder one rung at a time; type help at a prompt, "
 		"quit saves and stops\n");
-	if (w->t.s->interp == INTERP_UNASKED && w->t.s->status == SESSION_IN_PROGRESS)
+	/* an unfinished attempt (or the log just run) is answered before anything new */
+	if (w->t.s->pending.rung && w->t.s->status == SESSION_IN_PROGRESS)
+		end = step(w, &err);
+	if (end == END_NONE && w->t.s->status == SESSION_IN_PROGRESS)
+		session_print_no_interpret(w->out, w->rs, w->t.s);
+	if (end == END_NONE && session_interpret_applies(w->t.s, w->rs))
 		end = ask_interpret(w, &err);
 	if (end == END_NONE) {
 		session_check_exhausted(w->t.s, w->rs, &nw);
@@ -560,25 +647,90 @@ walk_run(struct walk *w)
 	}
 	/* A failure of another class is asked about again (session_record()). */
 	while (end == END_NONE && w->t.s->status == SESSION_IN_PROGRESS)
-		end = w->t.s->interp == INTERP_UNASKED ? ask_interpret(w, &err) : step(w, &err);
+		end = session_interpret_applies(w->t.s, w->rs) ? ask_interpret(w, &err) : step(w, &err);
 	return walk_conclude(w, end, &err);
 }
 
+/*
+ * The log the user ran during a session in progress is the result of the
+ * last change: it becomes the pending answer to the rung they were on
+ * (the pending one, else the next), with its result read from the log
+ * when the log can tell (the same failure, or another one) and asked when
+ * it cannot (no Pallas failure: fixed, or a failure the rules do not know).
+ */
+static void
+take_result(struct walk *w, const struct verdict *v, const struct session_log *log,
+	    const struct session_opened *o)
+{
+	struct pending *p = &w->t.s->pending;
+	const struct rung *r = current_rung(w);
+	int res = session_result_of(w->t.s, v);
+
+	if (!r)
+		return;         /* no rung left: the walk stops at once and says so */
+	free(p->rung);
+	free(p->log);
+	free(p->log_digest);
+	p->rung = xstrdup(r->id);
+	p->result = res;
+	p->log = xstrdup(o->saved ? o->saved : log->name);
+	p->log_digest = dup_or_null(o->saved_digest ? o->saved_digest : log->digest);
+	w->result_from_log = res >= 0;
+	fprintf(w->out, "\nthis log is the result of attempt %zu (%s): ", w->t.s->nattempts + 1,
+		r->id);
+	if (res == RESULT_SAME)
+		fputs("the same error as before\n", w->out);
+	else if (res == RESULT_NEW)
+		fputs("a different error\n", w->out);
+	else
+		fputs("it shows no Pallas failure\n  answer fixed if the kernel works now, or "
+		      "different if it fails in a way the rules do not know\n", w->out);
+	if (o->saved) {
+		fputs("  the log is kept as ", w->out);
+		put_untrusted(w->out, o->saved);
+		fputc('\n', w->out);
+	}
+}
+
+/* Where no session can be kept: why, for the user (NULL when one can). */
+static char *
+no_session_reason(const char *dir)
+{
+	if (session_dir_writable(dir))
+		return NULL;
+	if (util_is_dir(dir))
+		return xasprintf("no session was kept: '%s' is not writable here; --session-dir DIR "
+				 "or PALLAS_TRIAGE_SESSION_DIR keeps it elsewhere", dir);
+	return xasprintf("no session was kept: '%s' cannot be created (the directory is "
+			 "read-only); --session-dir DIR or PALLAS_TRIAGE_SESSION_DIR keeps it "
+			 "elsewhere", dir);
+}
+
 int
-walk_after_triage(const struct ruleset *rs, const struct verdict *v, const char *log_name,
-		  const struct walk_opts *o)
+walk_loop(const struct ruleset *rs, const struct verdict *v, const struct session_log *log,
+	  const struct walk_opts *o, walk_show_fn show, void *arg)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct session_opened opened = { 0 };
 	const char *dir = o->dir ? o->dir : SESSION_DIR;
+	char *why = no_session_reason(dir);
+	int vrc = v->cls == CLASS_UNKNOWN ? PT_EXIT_FINDING : PT_EXIT_OK, rc;
 	struct walk w;
-	int rc;
 
+	if (why || (v->cls == CLASS_UNKNOWN && !session_in_progress(dir))) {
+		show(arg, true, why);
+		free(why);
+		return vrc;
+	}
 	if (walk_setup(&w, rs, o, &err) < 0 ||
-	    session_open_for(&w.t, dir, v, log_name, o->kernel, o->fixed_now, &opened, &err) < 0) {
+	    session_open_loop(&w.t, dir, v, log, o->kernel, o->fixed_now, &opened, &err) < 0) {
+		show(arg, true, NULL);
 		rc = pt_report(&err);
 	} else {
+		show(arg, false, NULL);
 		session_print_opened(w.out, dir, w.t.s, &opened);
+		if (opened.result_log)
+			take_result(&w, v, log, &opened);
 		trap_signals(&w);
 		rc = walk_run(&w);
 	}
@@ -616,13 +768,11 @@ walk_resume(const struct ruleset *rs, const struct walk_opts *o)
 }
 
 bool
-walk_interactive(bool no_input)
+walk_interactive(bool no_input, FILE *talk)
 {
 	int fd;
 
-	if (no_input)
-		return false;
-	if (!isatty(STDIN_FILENO) && !isatty(STDOUT_FILENO) && !isatty(STDERR_FILENO))
+	if (no_input || !isatty(fileno(talk)))
 		return false;
 	if ((fd = open("/dev/tty", O_RDWR | O_CLOEXEC)) < 0)
 		return false;

@@ -24,8 +24,10 @@
 #define PT_CMD_WALK_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "pt/classify.h"
 #include "pt/rules.h"
+#include "pt/session.h"
 
 struct walk_opts {
 	const char *kernel;     /* --kernel FILE: save FILE.pre-debug before the first attempt */
@@ -38,20 +40,34 @@ struct walk_opts {
 };
 
 /*
- * Should `triage` walk after printing the diagnosis? True when no_input
- * (--no-input) is false, one of stdin, stdout and stderr is a terminal (so a
- * test harness that captures all three never blocks on a prompt), and
- * /dev/tty opens. --answers walks regardless of this.
+ * Is there a person to ask? True when no_input (--no-input) is false, talk
+ * (the stream the walk would print its questions on: stdout, or stderr for
+ * `session resume --json`) is a terminal, and /dev/tty opens. So
+ * `pallas-triage LOG | less` and a harness that captures stdout never get a
+ * prompt that fights them for the terminal. --answers walks regardless.
  */
-bool walk_interactive(bool no_input);
+bool walk_interactive(bool no_input, FILE *talk);
 
 /*
- * Walk rs's ladder for verdict v (classified from log_name, as the user
- * named it). Starts a session, or resumes the one in progress for the same
- * failure fingerprint; a session for another failure is archived first.
+ * Print the diagnosis before the walk talks: whole_ladder when there will
+ * be no walk, and why (may be NULL) says why no session was kept.
  */
-int walk_after_triage(const struct ruleset *rs, const struct verdict *v, const char *log_name,
-		      const struct walk_opts *o);
+typedef void (*walk_show_fn)(void *arg, bool whole_ladder, const char *why);
+
+/*
+ * `pallas-triage LOG` with a person to ask: the edit-and-rerun loop. With
+ * no session in progress, a session begins for verdict v (a closed one is
+ * archived first and can be restored). During a session, a log the
+ * session already has resumes it, and any other log is the result of the
+ * last change: its result (the same error, a different one, or no failure)
+ * is recorded as the attempt on the rung the user was on, after asking
+ * what was changed; then the walk goes on. Where no session can be kept
+ * (a read-only directory), show() prints the whole ladder and says why,
+ * and nothing is asked. show is called exactly once, before the walk
+ * prints anything.
+ */
+int walk_loop(const struct ruleset *rs, const struct verdict *v, const struct session_log *log,
+	      const struct walk_opts *o, walk_show_fn show, void *arg);
 
 /* `session resume`: continue the walk of the saved session. */
 int walk_resume(const struct ruleset *rs, const struct walk_opts *o);

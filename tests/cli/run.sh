@@ -55,8 +55,18 @@ d = json.load(open(sys.argv[1]))
 need = ["schema_version", "class", "subkind", "confidence", "evidence", "runner_up",
         "location", "environment", "fingerprint", "ladder"]
 assert all(k in d for k in need), [k for k in need if k not in d]
-assert d["schema_version"] == 1 and d["class"] == "capacity"
+assert d["schema_version"] == 2 and d["class"] == "capacity"
 assert all({"line", "text", "rule"} <= set(e) for e in d["evidence"])
+PY
+check "json values are typed: numbers, booleans, text" python3 - "$T/j.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))["values"]
+assert v["vmem_limit_bytes"] == 59768832 and type(v["vmem_limit_bytes"]) is int, v
+assert v["used_bytes"] == 47290778, v
+assert v["scoped_limit_hit"] is True, v
+assert v["used"] == "45.10M" and v["vmem_limit_human"] == "57 MiB", v
+env = json.load(open(sys.argv[1]))["environment"]
+assert all(type(x) is str for x in env.values()), env
 PY
 check "json for unknown has a reason" sh -c "$PT --json $L/unknown-hbm-oom.log | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"class\"]==\"unknown\" and d[\"reason\"]'"
 
@@ -101,6 +111,22 @@ printf 'x\n' >"$T/sesion"
 check "a file with that name is still a log" test "$(cd "$T" && status $PT --no-input sesion)" = 1
 check "a mistyped subcommand suggests the subcommand" sh -c "$PT rules tset 2>&1 | grep -qx \"did you mean 'pallas-triage rules test'?\""
 check "-V prints the version" sh -c "$PT -V | grep -q '^pallas-triage [0-9]'"
+
+# "not found" is no misuse of the command: the message (and a suggestion), no usage block
+$PT help sesion >"$T/nf.out" 2>&1
+check "help of a mistyped command suggests it, without the usage block" sh -c \
+	"grep -qx \"did you mean 'session'?\" '$T/nf.out' && ! grep -q '^usage:' '$T/nf.out'"
+$PT rules list --class capacty >"$T/nf.out" 2>&1
+check "an unknown class suggests one, without the usage block" sh -c \
+	"grep -qx \"did you mean 'capacity'?\" '$T/nf.out' && ! grep -q '^usage:' '$T/nf.out'"
+$PT check-block --chip v99 --block 8,128 --dtype f32 >"$T/nf.out" 2>&1
+check "an unknown chip lists the chips, without the usage block" sh -c \
+	"grep -q \"unknown chip 'v99' (known: \" '$T/nf.out' && ! grep -q '^usage:' '$T/nf.out'"
+$PT rules remove no-such-pack >"$T/nf.out" 2>&1
+check "an unknown pack says so, without the usage block" sh -c \
+	"grep -q \"no rule pack named 'no-such-pack'\" '$T/nf.out' && ! grep -q '^usage:' '$T/nf.out'"
+$PT check-block --chip v5e --block 8,128 >"$T/nf.out" 2>&1
+check "a real usage error still shows the usage" grep -q '^usage: pallas-triage check-block' "$T/nf.out"
 check "explain a rung id" sh -c "$PT explain capacity.raise-scoped-limit | head -1 | grep -q 'a rung of the capacity ladder'"
 check "explain 1001 is E1001" sh -c "$PT explain 1001 | head -1 | grep -q '^E1001 '"
 check "explain an error name" sh -c "$PT explain CompileTimeScopedVmemOom | head -1 | grep -q '^E1001 '"

@@ -5,62 +5,14 @@
 # exits 130, and a terminal that goes away (the window is killed) leaves a
 # session that loads with every answer given so far.
 . "$(dirname "$0")/../lib.sh"
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "tmux is not installed (make test installs it: tests/deps.sh)"
-	not_ok "tmux available"
-	finish
-	exit 1
-fi
-export PALLAS_TRIAGE_RULES="$SRC/tests/fixtures/walk-rules"
-export PALLAS_TRIAGE_NOW=2026-01-02T03:04:05Z
-sock="pt-walk-$$"
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-# A session that lives as long as the test: killing the last session ends
-# the tmux server, and a new-session racing that exit can fail, which
-# showed as an empty screen and a 30 s timeout on a loaded machine.
-tm new-session -d -s keeper 'sleep 3600'
+. "$(dirname "$0")/tmux.sh"
 
-screen() { tm capture-pane -p -J -S -300 -t walk 2>/dev/null; }
-# wait_for TEXT [N]: until the screen shows TEXT on N lines (default 1); 30 s at most
-wait_for() {
-	i=0
-	while [ $i -lt 600 ]; do	# 30 s: a loaded CI machine can be slow to start the first prompt
-		[ "$(screen | grep -cF -- "$1")" -ge "${2:-1}" ] && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	echo "timed out waiting for '$1'; the screen was:"
-	screen | tail -n 25 | sed 's/^/    /'
-	return 1
-}
-# answer PROMPT TEXT [N]: once PROMPT has shown N times (default 1), type TEXT.
-# The terminal buffers what is typed, so answering a later prompt early is
-# safe; N matters only before Ctrl-C or a hang-up.
-answer() {
-	wait_for "$1" "${3:-1}" || return 1
-	tm send-keys -t walk -l "$2"
-	tm send-keys -t walk Enter
-}
-# start NAME COMMAND: run COMMAND in a fresh case directory inside tmux. The
-# outer shell traps SIGINT, as an interactive shell would, so that Ctrl-C
-# reaches the walk without ending the window.
-start() {
-	dir="$T/$1"
-	mkdir -p "$dir"
-	cp "$SRC"/tests/fixtures/walk-logs/*.log "$dir"/
-	tm kill-session -t walk 2>/dev/null
-	tm new-session -d -x 160 -y 50 -s walk -c "$dir" \
-		"env PALLAS_TRIAGE_RULES='$PALLAS_TRIAGE_RULES' PALLAS_TRIAGE_NOW=$PALLAS_TRIAGE_NOW \
-		 NO_COLOR=1 LC_ALL=C PT='$PT' sh -c 'trap : INT; $2; echo EXIT=\$?; sleep 60'"
-}
 session_log() { (cd "$dir" && "$PT" session log 2>&1); }
 
 # 1. The log is piped into a walk; every answer is typed on the terminal.
 #    `session resume` here reads stdin from the pipe, like `k.py | pallas-triage`.
 start piped 'cat cap.log | { "$PT" session start - >/dev/null && "$PT" session resume; }'
-answer "interpret> " "no" &&
-	wait_for "attempt 1 of 10: capacity.raise-limit" &&
+wait_for "attempt 1 of 10: capacity.raise-limit" &&
 	answer "result> " "same" && answer "changed> " "" &&
 	wait_for "attempt 2 of 10: capacity.halve-minor" &&
 	answer "result> " "fixed" 2 && answer "changed> " "lane dim 256" 2 &&
@@ -73,8 +25,7 @@ check "piped walk recorded both attempts" sh -c "cd '$dir' && '$PT' session log 
 #    diagnosis (it needs a terminal: tmux gives it one, stdin is the pipe).
 if "$PT" help triage 2>/dev/null | grep -q -- '--answers'; then
 	start triage 'cat cap.log | "$PT"'
-	answer "interpret> " "no" &&
-		answer "result> " "same" && answer "changed> " "24M limit" &&
+	answer "result> " "same" && answer "changed> " "24M limit" &&
 		answer "result> " "fixed" 2 && answer "changed> " "" 2 &&
 		wait_for "EXIT=" && rc_ok=1 || rc_ok=0
 	check "cat LOG | pallas-triage walks on the terminal" [ "$rc_ok" = 1 ]
@@ -86,7 +37,7 @@ fi
 
 # 3. Ctrl-C at the change prompt: exit 130, the result already given is kept.
 start ctrlc 'cat cap.log | { "$PT" session start - >/dev/null && "$PT" session resume; }'
-answer "interpret> " "no" && answer "result> " "same" && wait_for "changed> " &&
+answer "result> " "same" && wait_for "changed> " &&
 	tm send-keys -t walk C-c && wait_for "EXIT=" && rc_ok=1 || rc_ok=0
 check "Ctrl-C at a prompt stops the walk" [ "$rc_ok" = 1 ]
 check "Ctrl-C exits 130 and says the session is saved" sh -c \
@@ -97,7 +48,7 @@ check "the answer before Ctrl-C is pending in the session" sh -c \
 
 # 4. The terminal goes away (the tmux session is killed: SIGHUP) mid-walk.
 start hangup 'cat cap.log | { "$PT" session start - >/dev/null && "$PT" session resume; }'
-answer "interpret> " "no" && answer "result> " "same" && answer "changed> " "limit 24M" &&
+answer "result> " "same" && answer "changed> " "limit 24M" &&
 	answer "result> " "different" 2 && wait_for "changed> " 2 && rc_ok=1 || rc_ok=0
 tm kill-session -t walk 2>/dev/null
 sleep 0.3

@@ -237,7 +237,7 @@ timeout -k 5 60 $PTRUN --rules "$RULES" run --stdin -- python3 "$T/stdin.py" <"$
 check "with --stdin the command reads our input" has "^read 13 bytes"
 
 pt run --quiet --json -- python3 "$T/interleave.py"
-check "stdout and stderr lines do not split each other" json "d['values']['max_abs'] == '0.125'"
+check "stdout and stderr lines do not split each other" json "d['values']['max_abs'] == 0.125"
 pt run --timeout 3 -- python3 "$T/pyhang.py"  # python may take a second to start on a busy machine
 check "a hung Python command's output is not lost in its buffer" has "waiting for the neighbour"
 
@@ -254,7 +254,7 @@ if [ -z "${VALGRIND:-}" ] && [ -x /usr/bin/time ]; then
 	check "50 MB of output: max RSS under 32 MiB" test "$(tail -n 1 "$W/rss")" -lt 32768
 fi
 pt run --quiet --json -- sh "$T/flood.sh"
-check "50 MB of output: every line was read" json "d['lines'] > 900000 and d['values']['max_abs'] == '0.5'"
+check "50 MB of output: every line was read" json "d['lines'] > 900000 and d['values']['max_abs'] == 0.5"
 
 # ---------------------------------------------------------------- repeat
 COUNTER=$T/counter
@@ -337,28 +337,39 @@ check "Ctrl-C leaves no process behind" gone "$T/hang.pid"
 flock .pallas-triage/lock $PT --rules "$RULES" run -- true >"$W/out" 2>"$W/err"
 check "a locked session fails before running (exit 4)" sh -c "test $? = 4 && grep -q 'nothing was run' '$W/err'"
 
+cp .pallas-triage/session.json "$T/before.json"
 pt run -- sh "$T/vmem.sh"
+check "rerunning the unchanged command right after session start records nothing" sh -c \
+	"test \"\$(python3 -c \"import json; print(len(json.load(open('.pallas-triage/session.json'))['attempts']))\")\" = 0 &&
+	 cmp -s .pallas-triage/session.json '$T/before.json'"
+check "... and says why, and how to record it" has "^session: the same failure as before and no change named: nothing recorded"
+check "... and saves no log" sh -c "! ls .pallas-triage/logs/attempt-1-*.log 2>/dev/null"
+
+pt run --change "raised vmem_limit_bytes to 24M" -- sh "$T/vmem.sh"
 check "the same failure is recorded as same" sh -c "test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['result'])\")\" = same"
+check "... with the change the user named" sh -c "test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['change'])\")\" = 'raised vmem_limit_bytes to 24M'"
 check "the attempt is on the next rung" has "^session: recorded attempt 1 of 10: capacity\.[a-z-]*: same$"
 check "the attempt notes the run" sh -c "grep -q 'pallas-triage run: exit 1' .pallas-triage/session.json"
 check "the run's output is saved as the attempt's log" sh -c \
-	"test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['log'])\")\" = .pallas-triage/logs/attempt-1.log &&
-	 grep -q 'Ran out of memory in memory space vmem' .pallas-triage/logs/attempt-1.log"
+	"log=\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['log'])\") &&
+	 case \$log in .pallas-triage/logs/attempt-1-*.log) ;; *) exit 1 ;; esac &&
+	 grep -q 'Ran out of memory in memory space vmem' \$log"
 
 pt run --timeout 1 -- sh "$T/hang.sh"
 check "a hang after a VMEM error is new" has "^session: recorded attempt 2 of 10: .*: new$"
+check "... recorded without claiming the rung's change was made" sh -c "test \"\$(python3 -c \"import json; print(json.load(open('.pallas-triage/session.json'))['attempts'][-1]['change'])\")\" = 'not stated (the run had no --change)'"
 check "the class transition is shown" has "capacity/scoped-vmem -> synchronization/hang"
 
 check "the hang's output is attempt 2's log, ending with the hang" sh -c \
-	"tail -n 1 .pallas-triage/logs/attempt-2.log | grep -q 'hang: the command was still running after the 1 s'"
+	"tail -n 1 .pallas-triage/logs/attempt-2-*.log | grep -q 'hang: the command was still running after the 1 s'"
 
 pt run --no-record -- sh "$T/vmem.sh"
 check "--no-record records nothing" test "$(attempts)" = 2
-check "--no-record saves no log" test ! -e .pallas-triage/logs/attempt-3.log
+check "--no-record saves no log" sh -c "! ls .pallas-triage/logs/attempt-3-*.log 2>/dev/null"
 
 pt run --sweep-precision --quiet -- python3 "$T/precision.py"
 check "the sweep records no attempt" test "$(attempts)" = 2
-check "the sweep saves no log" test ! -e .pallas-triage/logs/attempt-3.log
+check "the sweep saves no log" sh -c "! ls .pallas-triage/logs/attempt-3-*.log 2>/dev/null"
 check "the sweep rules out a logic bug in the session" python3 -c "
 import json
 r = json.load(open('.pallas-triage/session.json'))['ruled_out']

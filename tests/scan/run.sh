@@ -51,7 +51,7 @@ d = sys.argv[2]
 want = [d + "/a/deep/er/job-3.log", d + "/a/job-1.log", d + "/a/job-2.log"] + \
        [d + "/b/job-%d.log" % i for i in range(4, 9)]
 assert [o["source"] for o in objs] == want, [o["source"] for o in objs]
-assert all(o["schema_version"] == 1 and o["fingerprint"] for o in objs)
+assert all(o["schema_version"] == 2 and o["fingerprint"] for o in objs)
 assert [o["class"] for o in objs] == ["capacity"] * 4 + ["layout"] * 2 + ["synchronization", "unknown"]
 assert len({o["fingerprint"] for o in objs[:4]}) == 1
 PY
@@ -80,9 +80,40 @@ $PT scan $R --jsonl "$D/b/job-7.log" "$D/a/deep" >"$T/mix.out" 2>/dev/null
 check "files and directories mixed" sh -c "python3 -c 'import json,sys; print(\" \".join(json.loads(l)[\"class\"] for l in open(sys.argv[1])))' '$T/mix.out' |
 	grep -qx 'synchronization capacity'"
 
+# --json: the summary as one object, in the table's order
+$PTRUN scan $R --json "$D" >"$T/sum.json" 2>"$T/sum.json.err"
+check "--json prints one strict JSON object" strict_json "$T/sum.json"
+check "--json: the counts and groups of the table" python3 - "$T/sum.json" "$D" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] == 1 and d["logs"] == 8 and d["unreadable"] == 0, d
+assert d["classes"] == {"layout": 2, "capacity": 4, "synchronization": 1, "numerics": 0,
+                        "unsupported": 0, "unknown": 1}, d["classes"]
+g = d["groups"]
+assert [x["logs"] for x in g] == [4, 2, 1, 1], g
+assert g[0]["class"] == "capacity" and g[0]["rule"] == "capacity.oom", g[0]
+assert g[0]["example"] == sys.argv[2] + "/a/deep/er/job-3.log", g[0]
+assert "Used #M of #M vmem" in g[0]["fingerprint_text"], g[0]
+assert isinstance(d["bytes"], int) and d["bytes"] > 0
+PY
+check "--format json is --json" sh -c "$PT scan $R --format json '$D' | cmp -s - '$T/sum.json'"
+
+# --format github: one annotation per failing log, on the kernel's line
+mkdir -p "$T/gh/ws/kern"
+printf 'Traceback (most recent call last):\n  File "%s/ws/kern/flash.py", line 118, in flash_fwd\n    out = pl.pallas_call(kernel)(x)\nRESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem.\n' "$T/gh" >"$T/gh/job-1.log"
+printf 'all good\n' >"$T/gh/job-2.log"
+GITHUB_WORKSPACE="$T/gh/ws" $PTRUN scan $R --format github "$T/gh" >"$T/gh.out" 2>"$T/gh.err"
+check "--format github: one line per failing log, none for a clean one" test "$(wc -l <"$T/gh.out")" = 1
+check "--format github: an error on the kernel's line, relative to the workspace" \
+	grep -q '^::error file=kern/flash.py,line=118,title=pallas-triage%3A capacity/scoped-vmem::' "$T/gh.out"
+check "--format github: the message names the log line and the first fix" \
+	sh -c "grep -q '%0Alog: $T/gh/job-1.log, line 4' '$T/gh.out' && grep -q '%0Afirst fix (' '$T/gh.out'"
+
 # exit statuses
 check "no failure anywhere exits 1" test "$(status $PT scan $R "$D/b/job-8.log")" = 1
-check "no path is a usage error (2)" test "$(status $PT scan $R)" = 2
+(cd "$D/b" && $PTRUN scan $R) >"$T/dot.out" 2>&1
+check "no path scans the working directory" grep -q '^5 logs, ' "$T/dot.out"
+check "... as '.' would" sh -c "(cd '$D/b' && $PT scan $R .) | cmp -s - '$T/dot.out'"
 check "a bad --jobs is a usage error (2)" test "$(status $PT scan $R -j 0 "$D")" = 2
 check "an unknown option is a usage error (2)" test "$(status $PT scan $R --frob "$D")" = 2
 $PTRUN scan $R "$D/a" "$T/nope" "$D/b/job-8.log" >"$T/miss.out" 2>"$T/miss.err"

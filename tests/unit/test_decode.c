@@ -141,9 +141,10 @@ test_bad_units(void)
 	}
 }
 
-/* decode_read() from a pipe written 3 bytes at a time: the sniff waits for enough. */
+/* decode_read() from a pipe written 3 bytes at a time: the sniff waits for
+ * enough, also on a stream, where a mark's first byte asks for more. */
 static void
-test_reader(void)
+test_reader(bool stream)
 {
 	char text[3000], wire[6002], got[4096];
 	struct decode_reader r = DECODE_READER_INIT;
@@ -156,6 +157,7 @@ test_reader(void)
 	wire[0] = (char)0xff, wire[1] = (char)0xfe;
 	for (size_t i = 0; i < sizeof(text); i++)
 		wire[2 + 2 * i] = text[i], wire[3 + 2 * i] = 0;
+	r.stream = stream;
 	if (pipe(fds) < 0 || (pid = fork()) < 0) {
 		CHECK(!"pipe or fork");
 		return;
@@ -183,6 +185,36 @@ test_reader(void)
 	decode_reader_release(&r);
 }
 
+/*
+ * A stream (a pipe from a program that printed a line and then waits)
+ * hands out that line at once: the sniff does not wait for 512 bytes. A
+ * UTF-16 stream, written 3 bytes at a time, is still transcoded.
+ */
+static void
+test_stream(void)
+{
+	struct decode_reader r = DECODE_READER_INIT;
+	char got[64];
+	int fds[2];
+	ssize_t n;
+
+	if (pipe(fds) < 0) {
+		CHECK(!"pipe");
+		return;
+	}
+	r.stream = true;
+	CHECK(write(fds[1], "step 1\n", 7) == 7);
+	alarm(10);                  /* a sniff that waits for more fails the test, not hangs it */
+	n = decode_read(&r, fds[0], got, sizeof(got));
+	alarm(0);
+	CHECK_INTEQ(n, 7);
+	CHECK(n == 7 && memcmp(got, "step 1\n", 7) == 0);
+	CHECK(!decode_reader_transcodes(&r));
+	close(fds[0]);
+	close(fds[1]);
+	decode_reader_release(&r);
+}
+
 int
 main(void)
 {
@@ -190,6 +222,8 @@ main(void)
 	test_guess_without_mark();
 	test_passes();
 	test_bad_units();
-	test_reader();
+	test_reader(false);
+	test_reader(true);
+	test_stream();
 	return TEST_DONE();
 }

@@ -59,6 +59,30 @@ test_build(void)
 	json_free(NULL);
 }
 
+/* Values typed by their text: JSON numbers digit for digit, flags as booleans. */
+static void
+test_typed(void)
+{
+	static const char *const in[][2] = {
+		{ "int", "59768832" }, { "neg", "-3" }, { "dec", "0.0078125" }, { "exp", "1e-05" },
+		{ "yes", "yes" }, { "no", "no" }, { "t", "true" },
+		{ "unit", "45.10M" }, { "lead0", "007" }, { "dot", "1." }, { "hex", "0x10" },
+		{ "shape", "(8, 128)" }, { "empty", "" }, { "minus", "-" }, { "e", "1e" },
+	};
+	struct json *root = json_new_object();
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		json_add_typed(root, in[i][0], in[i][1]);
+	json_write_compact(root, &b);
+	CHECK_STREQ(b.data, "{\"int\": 59768832, \"neg\": -3, \"dec\": 0.0078125, \"exp\": 1e-05, "
+		    "\"yes\": true, \"no\": false, \"t\": true, \"unit\": \"45.10M\", \"lead0\": \"007\", "
+		    "\"dot\": \"1.\", \"hex\": \"0x10\", \"shape\": \"(8, 128)\", \"empty\": \"\", "
+		    "\"minus\": \"-\", \"e\": \"1e\"}");
+	buf_release(&b);
+	json_free(root);
+}
+
 static void
 test_read(void)
 {
@@ -140,6 +164,7 @@ int
 main(void)
 {
 	test_build();
+	test_typed();
 	test_utf8();
 	test_read();
 	return TEST_DONE();

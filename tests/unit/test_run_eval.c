@@ -288,6 +288,11 @@ test_session(void)
 	s->attempts[0].rung = xstrdup("x");
 	s->attempts[0].fingerprint = xstrdup("numerics-2");
 	CHECK_INTEQ(run_attempt_result(s, false, &v), RESULT_SAME);
+	/* a rerun that reproduces, with no change named, is no attempt */
+	CHECK(!run_is_attempt(RESULT_SAME, false));
+	CHECK(run_is_attempt(RESULT_SAME, true));
+	CHECK(run_is_attempt(RESULT_NEW, false));
+	CHECK(run_is_attempt(RESULT_FIXED, false));
 
 	CHECK(session_rule_out(s, CLASS_NUMERICS, "logic", "sweep", NULL));
 	CHECK(!session_rule_out(s, CLASS_NUMERICS, "logic", "again", NULL));

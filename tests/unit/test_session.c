@@ -13,6 +13,7 @@
 #include "pt/rules.h"
 #include "pt/run_eval.h"
 #include "pt/session.h"
+#include "pt/sha256.h"
 #include "pt/util.h"
 #include "test.h"
 
@@ -67,7 +68,7 @@ static int
 record(struct session *s, const struct ruleset *rs, const char *rung, enum attempt_result r,
        const struct verdict *nv, struct session_news *nw)
 {
-	struct attempt_in in = { rung, NULL, r, NULL };
+	struct attempt_in in = { .rung = rung, .result = r };
 	struct pt_err err = PT_ERR_INIT;
 
 	if (rung && strcmp(rung, SESSION_RUNG_CUSTOM) == 0)
@@ -343,6 +344,7 @@ test_txn(const struct ruleset *rs)
 	struct verdict v, other;
 	char tmpl[] = "/tmp/pt-txn-XXXXXX", rm[64], *log = NULL;
 	const char *dir = "sess";
+	const struct session_log run_log = { .name = "run.log" }, b_log = { .name = "b.log" };
 
 	CHECK(mkdtemp(tmpl) != NULL && chdir(tmpl) == 0);
 	fake_verdict(&v, CLASS_CAPACITY, "scoped-vmem", "capacity-1");
@@ -353,7 +355,7 @@ test_txn(const struct ruleset *rs)
 	CHECK(!util_is_dir(dir));
 	session_txn_release(&t);
 	/* begin, then resume the same failure */
-	CHECK(session_open_for(&t, dir, &v, "run.log", NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, dir, &v, &run_log, NULL, NOW, &o, &err) == 0);
 	CHECK(!o.resumed && !o.archived && t.s && session_exists(dir));
 	CHECK_STREQ(t.s->created, NOW);
 	session_opened_release(&o);
@@ -362,12 +364,12 @@ test_txn(const struct ruleset *rs)
 	CHECK_INTEQ(err.status, PT_EXIT_SYSTEM);
 	session_txn_release(&u);
 	session_txn_release(&t);
-	CHECK(session_open_for(&t, dir, &v, "run.log", NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, dir, &v, &run_log, NULL, NOW, &o, &err) == 0);
 	CHECK(o.resumed && !o.archived);
 	session_opened_release(&o);
 	/* an attempt's log, then attempts up to the cap: the commit writes the report */
-	CHECK(session_txn_save_log(&t, "a log\n", 6, &log, &err) == 0);
-	CHECK_STREQ(log, "sess/logs/attempt-1.log");
+	CHECK(session_txn_save_log(&t, NULL, "a log\n", 6, &log, NULL, &err) == 0);
+	CHECK_STREQ(log, "sess/logs/attempt-1-43033c83341b.log");
 	CHECK(log && util_is_file(log));
 	free(log);
 	while (t.s->status == SESSION_IN_PROGRESS)
@@ -381,7 +383,7 @@ test_txn(const struct ruleset *rs)
 	CHECK_STREQ(t.s->updated, NOW);
 	session_txn_release(&t);
 	/* another failure: the closed session is archived, a new one begun */
-	CHECK(session_open_for(&t, dir, &other, "b.log", NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, dir, &other, &b_log, NULL, NOW, &o, &err) == 0);
 	CHECK(!o.resumed && o.archived && o.archived_other);
 	CHECK_INTEQ(o.archived_status, SESSION_BLOCKED);
 	CHECK(o.archived && util_is_file(o.archived));
@@ -393,6 +395,194 @@ test_txn(const struct ruleset *rs)
 	vars_release(&other.vars);
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmpl);
 	CHECK(chdir("/") == 0 && system(rm) == 0);
+}
+
+/*
+ * The walk never stands on a diagnosis it ruled out. Interpret mode "no"
+ * rules out logic; a precision rung that fails rules out precision: with
+ * both gone the session stops with that finding, in either order, and the
+ * current diagnosis is the class, not a ruled-out subkind.
+ */
+static bool
+stands_on_ruled_out(const struct session *s)
+{
+	for (size_t i = 0; i < s->nruled; i++)
+		if (s->ruled[i].cls == s->cls && (!s->ruled[i].subkind ||
+		    (s->subkind && strcmp(s->ruled[i].subkind, s->subkind) == 0)))
+			return true;
+	return false;
+}
+
+static void
+test_contradiction(const struct ruleset *rs)
+{
+	struct session_news nw = SESSION_NEWS_INIT;
+	struct pt_err err = PT_ERR_INIT;
+	struct session *s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+
+	CHECK(session_interpret(s, INTERP_NO_REPRO, &nw, &err) == 0);
+	CHECK_STREQ(s->subkind, "precision");
+	CHECK(!stands_on_ruled_out(s));
+	CHECK(record(s, rs, "numerics.precision-sweep", RESULT_SAME, NULL, &nw) == 0);
+	CHECK(!stands_on_ruled_out(s));
+	CHECK_INTEQ(s->status, SESSION_BLOCKED);
+	CHECK(nw.flags & NEWS_RULED_OUT);
+	CHECK(s->subkind == NULL);
+	CHECK(s->finding && strstr(s->finding, "every explanation of numerics is ruled out"));
+	CHECK(s->finding && strstr(s->finding, "precision") && strstr(s->finding, "logic"));
+	session_news_release(&nw);
+	session_free(s);
+
+	/* the other order: the precision rung first, then interpret mode "no" */
+	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+	CHECK(record(s, rs, "numerics.precision-sweep", RESULT_SAME, NULL, &nw) == 0);
+	CHECK_STREQ(s->subkind, "logic");
+	CHECK_INTEQ(s->status, SESSION_IN_PROGRESS);
+	CHECK(session_interpret(s, INTERP_NO_REPRO, &nw, &err) == 0);
+	CHECK(!stands_on_ruled_out(s));
+	CHECK_INTEQ(s->status, SESSION_BLOCKED);
+	CHECK(s->finding != NULL);
+	/* a class the first log gave no score is not where a numerics failure moves */
+	CHECK_INTEQ(s->cls, CLASS_NUMERICS);
+	session_news_release(&nw);
+	session_free(s);
+}
+
+/* The interpret-mode question: asked where it can tell something, and its
+ * rung is not shown again once it is answered. */
+static void
+test_interpret_question(const struct ruleset *rs)
+{
+	struct pt_err err = PT_ERR_INIT;
+	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	const struct rung *r;
+
+	CHECK(!session_interpret_applies(s, rs));       /* not-modelled */
+	session_free(s);
+	s = start(CLASS_UNSUPPORTED, NULL, "unsupported-1");
+	CHECK(!session_interpret_applies(s, rs));
+	session_free(s);
+	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+	CHECK(session_interpret_applies(s, rs));
+	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") == 0);
+	CHECK(session_interpret(s, INTERP_SKIPPED, NULL, &err) == 0);
+	/* skipped: the test was not run, so the rung still suggests it */
+	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") == 0);
+	CHECK(!session_interpret_applies(s, rs));
+	session_free(s);
+	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
+	CHECK(session_interpret(s, INTERP_REPRODUCES, NULL, &err) == 0);
+	CHECK_STREQ(vars_get(&s->vars, "interpret_answered"), "reproduces");
+	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") != 0);
+	session_free(s);
+}
+
+/* A log written under interpret mode answers the question by itself. */
+static void
+test_interpret_mode_log(const struct ruleset *rs)
+{
+	struct context_def def = { .id = (char *)"interpret-mode" };
+	struct verdict_context vc = { .def = &def, .held = true };
+	struct session *s = session_new();
+	struct verdict v;
+
+	fake_verdict(&v, CLASS_NUMERICS, "mismatch", "numerics-1");
+	v.contexts = &vc;
+	v.ncontexts = 1;
+	session_begin(s, &v, "run.log", NOW);
+	CHECK_INTEQ(s->interp, INTERP_REPRODUCES);
+	CHECK_STREQ(s->subkind, "logic");
+	CHECK(!session_interpret_applies(s, rs));
+	CHECK(s->nruled == 3 && s->ruled[0].reason && strstr(s->ruled[0].reason, "interpret-mode output"));
+	session_free(s);
+	vc.held = false;
+	s = session_new();
+	session_begin(s, &v, "run.log", NOW);
+	CHECK_INTEQ(s->interp, INTERP_UNASKED);
+	session_free(s);
+	vars_release(&v.vars);
+}
+
+/*
+ * The edit-and-rerun loop in the store: the first log begins the session
+ * (a piped one is kept), the same log again resumes it, any other log is
+ * the result of the last change (kept for the attempt), and nothing in
+ * progress is ever archived; a closed session is, and comes back.
+ */
+static void
+test_loop_store(const struct ruleset *rs)
+{
+	struct session_txn t = SESSION_TXN_INIT;
+	struct session_opened o;
+	struct pt_err err = PT_ERR_INIT;
+	struct verdict v, other;
+	char tmpl[] = "/tmp/pt-loop-XXXXXX", rm[64], *restored = NULL, *archived = NULL;
+	char d1[SHA256_HEX_LEN + 1], d2[SHA256_HEX_LEN + 1];
+	const char *dir = "sess";
+	struct session_log first = { "<stdin>", d1, "first log\n", 10 };
+	struct session_log second = { "<stdin>", d2, "second log\n", 11 };
+
+	sha256_hex(first.data, first.len, d1);
+	sha256_hex(second.data, second.len, d2);
+	CHECK(mkdtemp(tmpl) != NULL && chdir(tmpl) == 0);
+	fake_verdict(&v, CLASS_CAPACITY, "scoped-vmem", "capacity-1");
+	fake_verdict(&other, CLASS_LAYOUT, NULL, "layout-1");
+	CHECK(session_open_loop(&t, dir, &v, &first, NULL, NOW, &o, &err) == 0);
+	CHECK(!o.resumed && !o.result_log && o.seen < 0);
+	CHECK(t.s && t.s->log_saved && util_is_file(t.s->log_saved));
+	CHECK(t.s && t.s->log_saved && strstr(t.s->log_saved, "logs/first-") != NULL);
+	CHECK_STREQ(t.s->log_digest, d1);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	/* the same log again: resumed, not a result */
+	CHECK(session_open_loop(&t, dir, &v, &first, NULL, NOW, &o, &err) == 0);
+	CHECK(o.resumed && o.seen == 0 && !o.result_log && !o.saved);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	/* another log, even of another failure: a result, kept; nothing archived */
+	CHECK(session_open_loop(&t, dir, &other, &second, NULL, NOW, &o, &err) == 0);
+	CHECK(o.result_log && !o.archived && o.saved && util_is_file(o.saved));
+	CHECK(o.saved && strstr(o.saved, "logs/attempt-1-") != NULL);
+	CHECK_INTEQ(t.s->first.cls, CLASS_CAPACITY);
+	CHECK_INTEQ(session_result_of(t.s, &other), RESULT_NEW);
+	CHECK_INTEQ(session_result_of(t.s, &v), RESULT_SAME);
+	/* closed: the next log begins a new session, and the old one can come back */
+	t.s->status = SESSION_RESOLVED;
+	CHECK(session_commit(&t, rs, false, &err) == 0);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	CHECK(session_open_loop(&t, dir, &other, &second, NULL, NOW, &o, &err) == 0);
+	CHECK(o.archived && !o.result_log && t.s->first.cls == CLASS_LAYOUT);
+	session_opened_release(&o);
+	session_txn_release(&t);
+	CHECK(session_restore(dir, 0, &restored, &archived, &err) == 0);
+	CHECK(restored && archived && session_archive_latest(dir) == 2);
+	CHECK(session_open_locked(&t, dir, NOW, &err) == 0 && t.s->first.cls == CLASS_CAPACITY);
+	session_txn_release(&t);
+	free(restored);
+	free(archived);
+	vars_release(&v.vars);
+	vars_release(&other.vars);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", tmpl);
+	CHECK(chdir("/") == 0 && system(rm) == 0);
+}
+
+/* The report of a session goes beside its directory, so a session kept
+ * elsewhere (--session-dir) never writes into a read-only working directory. */
+static void
+test_report_dir(void)
+{
+	static const char *const cases[][2] = {
+		{ ".pallas-triage", "." }, { "a/b", "a" }, { "a//b/", "a" }, { "/s", "/" },
+		{ "/tmp/x/s", "/tmp/x" }, { "s/", "." },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = session_report_dir(cases[i][0]);
+
+		CHECK_STREQ(d, cases[i][1]);
+		free(d);
+	}
 }
 
 int
@@ -411,6 +601,11 @@ main(void)
 	test_redact();
 	test_report(rs);
 	test_txn(rs);
+	test_report_dir();
+	test_contradiction(rs);
+	test_interpret_question(rs);
+	test_interpret_mode_log(rs);
+	test_loop_store(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }

@@ -14,6 +14,7 @@ static const char *const vars[] = {
 	"PALLAS_TRIAGE_NO_CACHE", "PALLAS_TRIAGE_TOKEN", "PALLAS_TRIAGE_TEST_CRASH",
 	"PALLAS_TRIAGE_HTTP_TIMEOUT", "PALLAS_TRIAGE_HTTP_CONNECT_TIMEOUT",
 	"PALLAS_TRIAGE_HTTP_DEADLINE", "PALLAS_TRIAGE_HTTP_BACKOFF", "PALLAS_TRIAGE_CA_BUNDLE",
+	"PALLAS_TRIAGE_SESSION_DIR",
 };
 
 static void
@@ -41,6 +42,7 @@ main(void)
 	clear();
 	settings_read(&s);
 	CHECK(!s.rules_dir && !s.now && !s.token && !s.test_crash && !s.http.ca_bundle);
+	CHECK(!s.session_dir);
 	CHECK(s.threads == 0 && !s.no_cache);
 
 	setenv("PALLAS_TRIAGE_RULES", "/r", 1);
@@ -48,7 +50,9 @@ main(void)
 	setenv("PALLAS_TRIAGE_TOKEN", "", 1);
 	setenv("PALLAS_TRIAGE_HTTP_BACKOFF", "0.5", 1);
 	setenv("PALLAS_TRIAGE_NO_CACHE", "1", 1);
+	setenv("PALLAS_TRIAGE_SESSION_DIR", "/tmp/s", 1);
 	settings_read(&s);
+	CHECK_STREQ(s.session_dir, "/tmp/s");
 	CHECK_STREQ(s.rules_dir, "/r");
 	CHECK_STREQ(s.now, "2026-01-02T03:04:05Z");
 	CHECK(s.token == NULL);                  /* empty is unset */
