@@ -8,6 +8,7 @@
 #include "calc_args.h"
 #include "pt/buf.h"
 #include "pt/vmem.h"
+#include "pt/xalloc.h"
 
 const char *
 calc_size(unsigned long long v)
@@ -35,6 +36,35 @@ calc_shape(const struct shape *s)
 	snprintf(out[k], sizeof(out[k]), "%s", b.data);
 	buf_release(&b);
 	return out[k];
+}
+
+void
+calc_print_lines(const char *prefix, const struct buf *lines)
+{
+	const char *p = lines->data;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+
+		printf("%s%.*s\n", prefix, (int)(nl - p), p);
+		p = nl + 1;
+	}
+}
+
+void
+calc_json_lines(struct json *obj, const char *key, const struct buf *lines)
+{
+	struct json *a = json_add_array(obj, key);
+	const char *p = lines->data;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		char *line = xstrndup(p, (size_t)(nl - p));
+
+		json_push_str(a, line);
+		free(line);
+		p = nl + 1;
+	}
 }
 
 int

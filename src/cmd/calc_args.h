@@ -11,12 +11,21 @@
 #include <stdbool.h>
 #include "cmd.h"
 #include "pt/block.h"
+#include "pt/buf.h"
 #include "pt/chips.h"
+#include "pt/json.h"
 
 /* A size ("24 MiB") or a shape ("(8, 128)") as text, in one of a few static
  * buffers that rotate, so that several fit in one printf. */
 const char *calc_size(unsigned long long v);
 const char *calc_shape(const struct shape *s);
+/*
+ * The remarks a calculator collects as lines, each ending in '\n' (the
+ * notes and warnings), printed one per line after prefix ("note: "), or
+ * added to obj as an array of strings under key.
+ */
+void calc_print_lines(const char *prefix, const struct buf *lines);
+void calc_json_lines(struct json *obj, const char *key, const struct buf *lines);
 /* A decimal integer in [min, max] into *out; -1 when s is not one. */
 int calc_small_int(const char *s, int min, int max, int *out);
 /* "in:2,out:1", either part optional (then 0), not both 0; -1 when malformed. */

@@ -20,7 +20,6 @@
 #include "pt/json.h"
 #include "pt/rules.h"
 #include "pt/vmem.h"
-#include "pt/xalloc.h"
 
 static int cmd_check_block_run(int argc, char **argv, struct pt_ctx *ctx);
 
@@ -231,19 +230,6 @@ buffer_bytes(const struct cb_input *in, const struct block_check *bc, struct vme
 }
 
 static void
-print_lines(const char *prefix, const struct buf *b)
-{
-	const char *p = b->data;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-
-		printf("%s%.*s\n", prefix, (int)(nl - p), p);
-		p = nl + 1;
-	}
-}
-
-static void
 print_verdict_reasons(const struct cb_input *in, const struct block_check *bc)
 {
 	struct buf b = BUF_INIT;
@@ -313,8 +299,8 @@ print_human(const struct cb_input *in, const struct block_check *bc)
 	}
 	print_proposals(in, bc);
 	collect_remarks(in, bc, &warn, &note);
-	print_lines("warning: ", &warn);
-	print_lines("note: ", &note);
+	calc_print_lines("warning: ", &warn);
+	calc_print_lines("note: ", &note);
 	buf_release(&warn);
 	buf_release(&note);
 }
@@ -331,22 +317,6 @@ json_shape(struct json *obj, const char *key, const struct shape *s)
 			json_push_null(a);
 		else
 			json_push_int(a, s->dims[i]);
-}
-
-static void
-json_lines(struct json *obj, const char *key, const struct buf *b)
-{
-	struct json *a = json_add_array(obj, key);
-	const char *p = b->data;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		char *line = xstrndup(p, (size_t)(nl - p));
-
-		json_push_str(a, line);
-		free(line);
-		p = nl + 1;
-	}
 }
 
 static const char *
@@ -447,8 +417,8 @@ print_json(const struct cb_input *in, const struct block_check *bc)
 		json_add_int(root, "buffer_unpadded_bytes", (long long)u.block.unpadded);
 	}
 	collect_remarks(in, bc, &warn, &note);
-	json_lines(root, "warnings", &warn);
-	json_lines(root, "notes", &note);
+	calc_json_lines(root, "warnings", &warn);
+	calc_json_lines(root, "notes", &note);
 	ret = json_print(root, stdout);
 	json_free(root);
 	buf_release(&warn);
@@ -537,7 +507,7 @@ gpu_print_human(const struct cb_input *in, const struct gpu_block_check *c)
 	if (!c->legal && !c->nprops)
 		printf("no legal block near this one: change the dtype or the swizzle\n");
 	gpu_notes(in, c, &note);
-	print_lines("note: ", &note);
+	calc_print_lines("note: ", &note);
 	buf_release(&note);
 	buf_release(&b);
 }
@@ -573,7 +543,7 @@ gpu_print_json(const struct cb_input *in, const struct gpu_block_check *c)
 	for (size_t i = 0; i < c->nprops; i++)
 		json_shape(json_push_object(arr), "block", &c->props[i]);
 	gpu_notes(in, c, &note);
-	json_lines(root, "notes", &note);
+	calc_json_lines(root, "notes", &note);
 	json_print(root, stdout);
 	json_free(root);
 	buf_release(&note);

@@ -206,8 +206,7 @@ print_human(const struct sm_input *in, const struct sm_result *r)
 		print_fit(in, r);
 	}
 	collect_notes(in, &notes);
-	for (const char *p = notes.data; *p; p = strchr(p, '\n') + 1)
-		printf("note: %.*s\n", (int)(strchr(p, '\n') - p), p);
+	calc_print_lines("note: ", &notes);
 	buf_release(&notes);
 }
 
@@ -296,13 +295,7 @@ print_json(const struct sm_input *in, const struct sm_result *r)
 	if (!r->fits)
 		json_fit(root, in, &r->fit);
 	collect_notes(in, &notes);
-	o = json_add_array(root, "notes");
-	for (const char *p = notes.data; *p; p = strchr(p, '\n') + 1) {
-		char *line = xstrndup(p, (size_t)(strchr(p, '\n') - p));
-
-		json_push_str(o, line);
-		free(line);
-	}
+	calc_json_lines(root, "notes", &notes);
 	json_print(root, stdout);
 	json_free(root);
 	buf_release(&notes);

@@ -263,7 +263,6 @@ print_human(const struct vm_input *in, const struct vm_result *r)
 {
 	const struct vmem_budget *b = &r->budget;
 	struct buf notes = BUF_INIT;
-	const char *p;
 
 	print_budget(in, b);
 	print_usage(in, &r->usage);
@@ -280,8 +279,7 @@ print_human(const struct vm_input *in, const struct vm_result *r)
 		print_proposal(in, r);
 	}
 	collect_notes(in, r, &notes);
-	for (p = notes.data; *p; p = strchr(p, '\n') + 1)
-		printf("note: %.*s\n", (int)(strchr(p, '\n') - p), p);
+	calc_print_lines("note: ", &notes);
 	buf_release(&notes);
 }
 
@@ -370,18 +368,6 @@ json_bisect(struct json *root, const struct vmem_bisect *bs)
 }
 
 static void
-json_notes(struct json *root, const struct buf *b)
-{
-	struct json *a = json_add_array(root, "notes");
-	char line[512];
-
-	for (const char *p = b->data; *p; p = strchr(p, '\n') + 1) {
-		snprintf(line, sizeof(line), "%.*s", (int)(strchr(p, '\n') - p), p);
-		json_push_str(a, line);
-	}
-}
-
-static void
 print_json(const struct vm_input *in, const struct vm_result *r)
 {
 	struct json *root = json_new_object();
@@ -401,7 +387,7 @@ print_json(const struct vm_input *in, const struct vm_result *r)
 		json_add_bool(root, "vmem_limit_disputed", r->proposal_disputed);
 	}
 	collect_notes(in, r, &notes);
-	json_notes(root, &notes);
+	calc_json_lines(root, "notes", &notes);
 	json_print(root, stdout);
 	json_free(root);
 	buf_release(&notes);
