@@ -39,6 +39,31 @@ calc_shape(const struct shape *s)
 }
 
 void
+calc_json_shape(struct json *obj, const char *key, const struct shape *s)
+{
+	struct json *a = json_add_array(obj, key);
+
+	for (int i = 0; i < s->rank; i++)
+		json_push_int(a, s->dims[i]);
+}
+
+void
+calc_print_verdict(unsigned long long need, unsigned long long avail)
+{
+	if (need <= avail)
+		printf("fits: %s to spare\n", calc_size(avail - need));
+	else
+		printf("does not fit: over by %s\n", calc_size(need - avail));
+}
+
+void
+calc_json_verdict(struct json *root, unsigned long long need, unsigned long long avail)
+{
+	json_add_bool(root, "fits", need <= avail);
+	json_add_int(root, "over_bytes", need <= avail ? 0 : (long long)(need - avail));
+}
+
+void
 calc_print_lines(const char *prefix, const struct buf *lines)
 {
 	const char *p = lines->data;

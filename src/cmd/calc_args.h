@@ -20,6 +20,20 @@
 const char *calc_size(unsigned long long v);
 const char *calc_shape(const struct shape *s);
 /*
+ * A shape as a JSON array of numbers under key. A squeezed dimension is
+ * written as the 1 it counts for: vmem and smem report sizes, and their
+ * JSON has always written it so (check-block, which judges the BlockSpec
+ * as written, writes null there with its own writer).
+ */
+void calc_json_shape(struct json *obj, const char *key, const struct shape *s);
+/*
+ * The verdict of the budget calculators (vmem, smem), need bytes against
+ * avail: the line "fits: X to spare" or "does not fit: over by X", or the
+ * members "fits" and "over_bytes" of root.
+ */
+void calc_print_verdict(unsigned long long need, unsigned long long avail);
+void calc_json_verdict(struct json *root, unsigned long long need, unsigned long long avail);
+/*
  * The remarks a calculator collects as lines, each ending in '\n' (the
  * notes and warnings), printed one per line after prefix ("note: "), or
  * added to obj as an array of strings under key.

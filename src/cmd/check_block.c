@@ -307,6 +307,8 @@ print_human(const struct cb_input *in, const struct block_check *bc)
 
 /* ---- JSON ---- */
 
+/* A squeezed dimension is null: the verdict is about the BlockSpec as written, where
+ * None is not a size (vmem and smem, which count bytes, use calc_json_shape()). */
 static void
 json_shape(struct json *obj, const char *key, const struct shape *s)
 {

@@ -199,27 +199,15 @@ print_human(const struct sm_input *in, const struct sm_result *r)
 	print_head(in);
 	print_usage(in, &r->usage);
 	printf("available: %s (%llu bytes)\n", calc_size(in->limit), in->limit);
-	if (r->fits) {
-		printf("fits: %s to spare\n", calc_size(in->limit - r->usage.total));
-	} else {
-		printf("does not fit: over by %s\n", calc_size(r->usage.total - in->limit));
+	calc_print_verdict(r->usage.total, in->limit);
+	if (!r->fits)
 		print_fit(in, r);
-	}
 	collect_notes(in, &notes);
 	calc_print_lines("note: ", &notes);
 	buf_release(&notes);
 }
 
 /* ---- JSON ---- */
-
-static void
-json_shape(struct json *obj, const char *key, const struct shape *s)
-{
-	struct json *a = json_add_array(obj, key);
-
-	for (int i = 0; i < s->rank; i++)
-		json_push_int(a, s->dims[i]);
-}
 
 static void
 json_fit(struct json *root, const struct sm_input *in, const struct smem_fit *f)
@@ -237,15 +225,31 @@ json_fit(struct json *root, const struct sm_input *in, const struct smem_fit *f)
 		struct json *st = json_push_object(steps);
 
 		json_add_str(st, "step", smem_step_name(f->steps[i].kind, in->spec.triton));
-		json_shape(st, "block", &f->steps[i].block);
+		calc_json_shape(st, "block", &f->steps[i].block);
 		json_add_int(st, "stages", f->steps[i].stages);
 		json_add_int(st, "bytes", (long long)f->steps[i].total);
 		json_add_bool(st, "fits", f->steps[i].fits);
 	}
 	json_add_bool(o, "found", f->found);
 	if (f->found) {
-		json_shape(o, "block", &f->block);
+		calc_json_shape(o, "block", &f->block);
 		json_add_int(o, "bytes", (long long)f->total);
+	}
+}
+
+/* The operands with a block of their own, or the scratch buffers, as an array under key. */
+static void
+json_extras(struct json *root, const char *key, const struct smem_operand *op,
+	    const unsigned long long *bytes, size_t n)
+{
+	struct json *a = json_add_array(root, key);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json *e = json_push_object(a);
+
+		calc_json_shape(e, "shape", &op[i].shape);
+		json_add_str(e, "dtype", op[i].dtype->name);
+		json_add_int(e, "bytes", (long long)bytes[i]);
 	}
 }
 
@@ -261,37 +265,22 @@ print_json(const struct sm_input *in, const struct sm_result *r)
 	json_add_str(root, "backend", in->backend);
 	json_add_int(root, "stages", s->stages);
 	o = json_add_object(root, "block");
-	json_shape(o, "shape", &s->block);
+	calc_json_shape(o, "shape", &s->block);
 	json_add_str(o, "dtype", s->dtype->name);
 	json_add_int(o, "bytes", (long long)u->block);
 	json_add_int(o, "inputs", s->n_in);
 	json_add_int(o, "outputs", s->n_out);
 	json_add_int(o, "staged_operands", u->staged);
 	json_add_int(o, "total_bytes", (long long)u->operands);
-	o = json_add_array(root, "operands");
-	for (size_t i = 0; i < s->nother; i++) {
-		struct json *e = json_push_object(o);
-
-		json_shape(e, "shape", &s->other[i].shape);
-		json_add_str(e, "dtype", s->other[i].dtype->name);
-		json_add_int(e, "bytes", (long long)u->other[i]);
-	}
-	o = json_add_array(root, "scratch");
-	for (size_t i = 0; i < s->nscratch; i++) {
-		struct json *e = json_push_object(o);
-
-		json_shape(e, "shape", &s->scratch[i].shape);
-		json_add_str(e, "dtype", s->scratch[i].dtype->name);
-		json_add_int(e, "bytes", (long long)u->scratch[i]);
-	}
+	json_extras(root, "operands", s->other, u->other, s->nother);
+	json_extras(root, "scratch", s->scratch, u->scratch, s->nscratch);
 	json_add_int(root, "barrier_bytes", (long long)u->barriers);
 	json_add_int(root, "reduction_bytes", (long long)u->reduction);
 	json_add_int(root, "smem_bytes", (long long)u->total);
 	json_add_bool(root, "lower_bound", true);
 	json_add_int(root, "limit_bytes", (long long)in->limit);
 	json_add_str(root, "limit_source", in->limit_given ? "given" : "optin");
-	json_add_bool(root, "fits", r->fits);
-	json_add_int(root, "over_bytes", r->fits ? 0 : (long long)(u->total - in->limit));
+	calc_json_verdict(root, u->total, in->limit);
 	if (!r->fits)
 		json_fit(root, in, &r->fit);
 	collect_notes(in, &notes);

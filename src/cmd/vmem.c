@@ -271,10 +271,8 @@ print_human(const struct vm_input *in, const struct vm_result *r)
 		printf(" = %s - %s internal scratch", calc_size(b->limit < b->physical ? b->limit
 							 : b->physical), calc_size(b->internal));
 	putchar('\n');
-	if (r->fits) {
-		printf("fits: %s to spare\n", calc_size(b->avail - r->usage.total));
-	} else {
-		printf("does not fit: over by %s\n", calc_size(r->usage.total - b->avail));
+	calc_print_verdict(r->usage.total, b->avail);
+	if (!r->fits) {
 		print_shrink(in, r);
 		print_proposal(in, r);
 	}
@@ -286,20 +284,11 @@ print_human(const struct vm_input *in, const struct vm_result *r)
 /* ---- JSON ---- */
 
 static void
-json_shape(struct json *obj, const char *key, const struct shape *s)
-{
-	struct json *a = json_add_array(obj, key);
-
-	for (int i = 0; i < s->rank; i++)
-		json_push_int(a, s->dims[i]);
-}
-
-static void
 json_alloc(struct json *o, const struct vmem_alloc *a, const struct dtype *dt)
 {
-	json_shape(o, "shape", &a->shape);
+	calc_json_shape(o, "shape", &a->shape);
 	json_add_str(o, "dtype", dt->name);
-	json_shape(o, "padded", &a->padded);
+	calc_json_shape(o, "padded", &a->padded);
 	json_add_int(o, "tile", a->tile);
 	json_add_int(o, "bytes", (long long)a->bytes);
 	json_add_int(o, "unpadded_bytes", (long long)a->unpadded);
@@ -354,14 +343,14 @@ json_bisect(struct json *root, const struct vmem_bisect *bs)
 		struct json *st = json_push_object(steps);
 
 		json_add_str(st, "step", vmem_step_name(bs->steps[i].kind));
-		json_shape(st, "block", &bs->steps[i].block);
+		calc_json_shape(st, "block", &bs->steps[i].block);
 		json_add_int(st, "buffers", bs->steps[i].buffers);
 		json_add_int(st, "working_set_bytes", (long long)bs->steps[i].total);
 		json_add_bool(st, "fits", bs->steps[i].fits);
 	}
 	json_add_bool(o, "found", bs->found);
 	if (bs->found) {
-		json_shape(o, "block", &bs->block);
+		calc_json_shape(o, "block", &bs->block);
 		json_add_int(o, "buffers", bs->buffers);
 		json_add_int(o, "working_set_bytes", (long long)bs->total);
 	}
@@ -376,8 +365,7 @@ print_json(const struct vm_input *in, const struct vm_result *r)
 	json_add_str(root, "chip", in->spec.chip->name);
 	json_usage(root, in, &r->usage);
 	json_budget(root, &r->budget);
-	json_add_bool(root, "fits", r->fits);
-	json_add_int(root, "over_bytes", r->fits ? 0 : (long long)(r->usage.total - r->budget.avail));
+	calc_json_verdict(root, r->usage.total, r->budget.avail);
 	if (!r->fits) {
 		json_bisect(root, &r->bisect);
 		if (r->proposal)
