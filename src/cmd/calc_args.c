@@ -10,6 +10,40 @@
 #include "pt/vmem.h"
 #include "pt/xalloc.h"
 
+int
+calc_option(const struct cmd_entry *e, struct pt_ctx *ctx, struct calc_target *t, int ch,
+	    const char *arg)
+{
+	switch (ch) {
+	case OPT_CALC_CHIP: t->chip = arg; return 0;
+	case OPT_CALC_BLOCK: t->block = arg; return 0;
+	case OPT_CALC_DTYPE: t->dtype = arg; return 0;
+	case OPT_CALC_JSON: t->json = true; return 0;
+	}
+	return cmd_global_option(e, ctx, ch, arg);
+}
+
+int
+calc_check_target(const struct cmd_entry *e, int argc, int optind_, const struct calc_target *t)
+{
+	int rc = cmd_check_args(e, argc, optind_);
+
+	if (rc || (t->chip && t->block && t->dtype))
+		return rc;
+	return cmd_usage_error(e, "missing %s", !t->chip ? "--chip" : !t->block ? "--block" :
+			       "--dtype");
+}
+
+int
+calc_push(const struct cmd_entry *e, const char *what, const char **v, size_t *n, size_t max,
+	  const char *arg)
+{
+	if (*n == max)
+		return cmd_usage_error(e, "at most %zu %s", max, what);
+	v[(*n)++] = arg;
+	return 0;
+}
+
 const char *
 calc_size(unsigned long long v)
 {

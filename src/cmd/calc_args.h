@@ -15,6 +15,45 @@
 #include "pt/chips.h"
 #include "pt/json.h"
 
+/*
+ * The options every calculator takes: --chip, --block and --dtype, all
+ * required, and --json. A command puts CALC_LONGOPTS first in its option
+ * table (and CMD_GLOBAL_LONGOPTS last), keeps a struct calc_target in its
+ * arguments, and hands each option code it does not know to calc_option().
+ */
+enum { OPT_CALC_CHIP = 0x800, OPT_CALC_BLOCK, OPT_CALC_DTYPE, OPT_CALC_JSON };
+#define CALC_LONGOPTS \
+	{ "chip", required_argument, NULL, OPT_CALC_CHIP }, \
+	{ "block", required_argument, NULL, OPT_CALC_BLOCK }, \
+	{ "dtype", required_argument, NULL, OPT_CALC_DTYPE }, \
+	{ "json", no_argument, NULL, OPT_CALC_JSON }
+
+struct calc_target {
+	const char *chip, *block, *dtype;       /* as given, NULL until given */
+	bool json;
+};
+
+/*
+ * Take option ch (with its argument arg) when it is one of CALC_LONGOPTS
+ * or a global option (cmd_global_option()). Returns 0, or the usage
+ * error's exit status after printing it (also for an unknown option).
+ */
+int calc_option(const struct cmd_entry *e, struct pt_ctx *ctx, struct calc_target *t, int ch,
+		const char *arg);
+/*
+ * After the options: no operands (cmd_check_args()), and --chip, --block
+ * and --dtype all given. Returns 0, or the usage error's exit status.
+ */
+int calc_check_target(const struct cmd_entry *e, int argc, int optind_,
+		      const struct calc_target *t);
+/*
+ * One more value of a repeated option (--operand, --scratch) into v[*n],
+ * which holds max; one too many is the usage error "at most MAX WHAT".
+ * Returns 0, or the usage error's exit status.
+ */
+int calc_push(const struct cmd_entry *e, const char *what, const char **v, size_t *n,
+	      size_t max, const char *arg);
+
 /* A size ("24 MiB") or a shape ("(8, 128)") as text, in one of a few static
  * buffers that rotate, so that several fit in one printf. */
 const char *calc_size(unsigned long long v);

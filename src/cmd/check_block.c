@@ -566,54 +566,42 @@ check_gpu(const struct cb_input *in)
 
 /* ---- options ---- */
 
-enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_ARRAY, OPT_MEMORY, OPT_BACKEND, OPT_SWIZZLE,
-       OPT_MMA, OPT_JSON };
+enum { OPT_ARRAY = 1, OPT_MEMORY, OPT_BACKEND, OPT_SWIZZLE, OPT_MMA };
 
 struct cb_args {
-	const char *chip, *block, *dtype, *array, *memory, *backend, *swizzle, *mma;
-	bool json;
+	struct calc_target target;      /* --chip --block --dtype --json */
+	const char *array, *memory, *backend, *swizzle, *mma;
 };
 
 static int
 parse_args(int argc, char **argv, struct pt_ctx *ctx, struct cb_args *a)
 {
 	static const struct option opts[] = {
-		{ "chip", required_argument, NULL, OPT_CHIP },
-		{ "block", required_argument, NULL, OPT_BLOCK },
-		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		CALC_LONGOPTS,
 		{ "array", required_argument, NULL, OPT_ARRAY },
 		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "swizzle", required_argument, NULL, OPT_SWIZZLE },
 		{ "mma", required_argument, NULL, OPT_MMA },
-		{ "json", no_argument, NULL, OPT_JSON },
 		CMD_GLOBAL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cmd_entry *e = &cmd_check_block_entry;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
-		case OPT_CHIP: a->chip = optarg; break;
-		case OPT_BLOCK: a->block = optarg; break;
-		case OPT_DTYPE: a->dtype = optarg; break;
 		case OPT_ARRAY: a->array = optarg; break;
 		case OPT_MEMORY: a->memory = optarg; break;
 		case OPT_BACKEND: a->backend = optarg; break;
 		case OPT_SWIZZLE: a->swizzle = optarg; break;
 		case OPT_MMA: a->mma = optarg; break;
-		case OPT_JSON: a->json = true; break;
 		default:
-			if ((rc = cmd_global_option(&cmd_check_block_entry, ctx, ch, optarg)) != 0)
+			if ((rc = calc_option(e, ctx, &a->target, ch, optarg)) != 0)
 				return rc;
 		}
 	}
-	if ((rc = cmd_check_args(&cmd_check_block_entry, argc, optind)) != 0)
-		return rc;
-	if (!a->chip || !a->block || !a->dtype)
-		return cmd_usage_error(&cmd_check_block_entry, "missing %s",
-				       !a->chip ? "--chip" : !a->block ? "--block" : "--dtype");
-	return 0;
+	return calc_check_target(e, argc, optind, &a->target);
 }
 
 /* GPU: the backend, the element width, the swizzle and the MMA role. */
@@ -661,12 +649,12 @@ resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
 
 	memset(in, 0, sizeof(*in));
 	in->tab = t;
-	in->json = a->json;
-	if (chiptab_want_target(t, a->chip, &in->chip, &in->gpu, &err) < 0 ||
-	    !(in->dtype = calc_want_dtype(t, a->dtype, in->gpu != NULL, &err)))
+	in->json = a->target.json;
+	if (chiptab_want_target(t, a->target.chip, &in->chip, &in->gpu, &err) < 0 ||
+	    !(in->dtype = calc_want_dtype(t, a->target.dtype, in->gpu != NULL, &err)))
 		return cmd_not_found(NULL, "%s", err.msg);
-	if (shape_parse(&in->block, a->block, false, &err) < 0)
-		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
+	if (shape_parse(&in->block, a->target.block, false, &err) < 0)
+		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	if (in->gpu)
 		return resolve_gpu(a, in);
 	if (a->backend && strcmp(a->backend, "mosaic-tpu") != 0)

@@ -292,37 +292,23 @@ print_json(const struct sm_input *in, const struct sm_result *r)
 
 /* ---- options ---- */
 
-enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_BACKEND, OPT_STAGES, OPT_OPERANDS, OPT_OPERAND,
-       OPT_SCRATCH, OPT_BARRIERS, OPT_REDUCTION, OPT_LIMIT, OPT_JSON };
+enum { OPT_BACKEND = 1, OPT_STAGES, OPT_OPERANDS, OPT_OPERAND, OPT_SCRATCH, OPT_BARRIERS,
+       OPT_REDUCTION, OPT_LIMIT };
 
 struct sm_args {
-	const char *chip, *block, *dtype, *backend, *stages, *operands, *barriers, *reduction,
-		   *limit;
+	struct calc_target target;      /* --chip --block --dtype --json */
+	const char *backend, *stages, *operands, *barriers, *reduction, *limit;
 	const char *scratch[SMEM_MAX_EXTRA];
 	size_t nscratch;
 	const char *other[SMEM_MAX_EXTRA];
 	size_t nother;
-	bool json;
 };
-
-
-
-static int
-push_repeated(const char *opt, const char **v, size_t *n, const char *arg)
-{
-	if (*n == SMEM_MAX_EXTRA)
-		return cmd_usage_error(&cmd_smem_entry, "at most %d %s", SMEM_MAX_EXTRA, opt);
-	v[(*n)++] = arg;
-	return 0;
-}
 
 static int
 parse_args(int argc, char **argv, struct pt_ctx *ctx, struct sm_args *a)
 {
 	static const struct option opts[] = {
-		{ "chip", required_argument, NULL, OPT_CHIP },
-		{ "block", required_argument, NULL, OPT_BLOCK },
-		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		CALC_LONGOPTS,
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "stages", required_argument, NULL, OPT_STAGES },
 		{ "operands", required_argument, NULL, OPT_OPERANDS },
@@ -331,39 +317,32 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct sm_args *a)
 		{ "barriers", required_argument, NULL, OPT_BARRIERS },
 		{ "reduction-scratch", required_argument, NULL, OPT_REDUCTION },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
-		{ "json", no_argument, NULL, OPT_JSON },
 		CMD_GLOBAL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cmd_entry *e = &cmd_smem_entry;
 	int ch, rc = 0;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1 && rc == 0) {
 		switch (ch) {
-		case OPT_CHIP: a->chip = optarg; break;
-		case OPT_BLOCK: a->block = optarg; break;
-		case OPT_DTYPE: a->dtype = optarg; break;
 		case OPT_BACKEND: a->backend = optarg; break;
 		case OPT_STAGES: a->stages = optarg; break;
 		case OPT_OPERANDS: a->operands = optarg; break;
 		case OPT_BARRIERS: a->barriers = optarg; break;
 		case OPT_REDUCTION: a->reduction = optarg; break;
 		case OPT_LIMIT: a->limit = optarg; break;
-		case OPT_JSON: a->json = true; break;
-		case OPT_OPERAND: rc = push_repeated("--operand", a->other, &a->nother, optarg); break;
-		case OPT_SCRATCH: rc = push_repeated("--scratch", a->scratch, &a->nscratch, optarg); break;
+		case OPT_OPERAND:
+			rc = calc_push(e, "--operand", a->other, &a->nother, SMEM_MAX_EXTRA, optarg);
+			break;
+		case OPT_SCRATCH:
+			rc = calc_push(e, "--scratch", a->scratch, &a->nscratch, SMEM_MAX_EXTRA, optarg);
+			break;
 		default:
-			rc = cmd_global_option(&cmd_smem_entry, ctx, ch, optarg);
+			rc = calc_option(e, ctx, &a->target, ch, optarg);
 		}
 	}
-	if (rc || (rc = cmd_check_args(&cmd_smem_entry, argc, optind)) != 0)
-		return rc;
-	if (!a->chip || !a->block || !a->dtype)
-		return cmd_usage_error(&cmd_smem_entry, "missing %s",
-				       !a->chip ? "--chip" : !a->block ? "--block" : "--dtype");
-	return 0;
+	return rc ? rc : calc_check_target(e, argc, optind, &a->target);
 }
-
-
 
 static int
 resolve_gpu(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
@@ -372,11 +351,11 @@ resolve_gpu(const struct sm_args *a, const struct chiptab *t, struct sm_input *i
 	struct pt_err err = PT_ERR_INIT;
 	const struct chip *tpu;
 
-	if (chiptab_want_target(t, a->chip, &tpu, &in->gpu, &err) < 0)
+	if (chiptab_want_target(t, a->target.chip, &tpu, &in->gpu, &err) < 0)
 		return cmd_not_found(NULL, "%s", err.msg);
 	if (tpu)
 		return cmd_usage_error(e, "'%s' is a TPU: smem models GPU shared memory; use "
-				       "'pallas-triage vmem' for TPU VMEM", a->chip);
+				       "'pallas-triage vmem' for TPU VMEM", a->target.chip);
 	in->backend = a->backend;
 	if (!in->backend) {
 		in->backend = gpu_runs(in->gpu, "mosaic-gpu") ? "mosaic-gpu" : in->gpu->backends[0];
@@ -427,19 +406,21 @@ resolve(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
 	int rc;
 
 	memset(in, 0, sizeof(*in));
-	in->json = a->json;
+	in->json = a->target.json;
 	s->n_in = s->n_out = 1;
 	if ((rc = resolve_gpu(a, t, in)) != 0 || (rc = resolve_counts(a, in)) != 0)
 		return rc;
-	if (!(s->dtype = calc_want_dtype(t, a->dtype, true, &err)))
+	if (!(s->dtype = calc_want_dtype(t, a->target.dtype, true, &err)))
 		return cmd_not_found(NULL, "%s", err.msg);
-	if (shape_parse(&s->block, a->block, false, &err) < 0)
-		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
+	if (shape_parse(&s->block, a->target.block, false, &err) < 0)
+		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	for (size_t i = 0; i < a->nother; i++, s->nother++)
-		if ((rc = calc_operand(&cmd_smem_entry, "--operand", a->other[i], t, true, s->dtype, &s->other[i].shape, &s->other[i].dtype)) != 0)
+		if ((rc = calc_operand(e, "--operand", a->other[i], t, true, s->dtype,
+				       &s->other[i].shape, &s->other[i].dtype)) != 0)
 			return rc;
 	for (size_t i = 0; i < a->nscratch; i++, s->nscratch++)
-		if ((rc = calc_operand(&cmd_smem_entry, "--scratch", a->scratch[i], t, true, s->dtype, &s->scratch[i].shape, &s->scratch[i].dtype)) != 0)
+		if ((rc = calc_operand(e, "--scratch", a->scratch[i], t, true, s->dtype,
+				       &s->scratch[i].shape, &s->scratch[i].dtype)) != 0)
 			return rc;
 	in->limit = in->gpu->smem_block_optin;
 	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))

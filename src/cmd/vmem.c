@@ -383,72 +383,54 @@ print_json(const struct vm_input *in, const struct vm_result *r)
 
 /* ---- options ---- */
 
-enum { OPT_CHIP = 1, OPT_BLOCK, OPT_DTYPE, OPT_BUFFERS, OPT_OPERANDS, OPT_OPERAND, OPT_SCRATCH,
-       OPT_LIMIT, OPT_JSON };
+enum { OPT_BUFFERS = 1, OPT_OPERANDS, OPT_OPERAND, OPT_SCRATCH, OPT_LIMIT };
 
 struct vm_args {
-	const char *chip, *block, *dtype, *buffers, *operands, *limit;
+	struct calc_target target;      /* --chip --block --dtype --json */
+	const char *buffers, *operands, *limit;
 	const char *scratch[VMEM_MAX_SCRATCH];
 	size_t nscratch;
 	const char *other[VMEM_MAX_SCRATCH];
 	size_t nother;
-	bool json;
 };
-
-
 
 static int
 parse_args(int argc, char **argv, struct pt_ctx *ctx, struct vm_args *a)
 {
 	static const struct option opts[] = {
-		{ "chip", required_argument, NULL, OPT_CHIP },
-		{ "block", required_argument, NULL, OPT_BLOCK },
-		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		CALC_LONGOPTS,
 		{ "buffers", required_argument, NULL, OPT_BUFFERS },
 		{ "operands", required_argument, NULL, OPT_OPERANDS },
 		{ "operand", required_argument, NULL, OPT_OPERAND },
 		{ "scratch", required_argument, NULL, OPT_SCRATCH },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
-		{ "json", no_argument, NULL, OPT_JSON },
 		CMD_GLOBAL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch, rc;
+	const struct cmd_entry *e = &cmd_vmem_entry;
+	int ch, rc = 0;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
-		case OPT_CHIP: a->chip = optarg; break;
-		case OPT_BLOCK: a->block = optarg; break;
-		case OPT_DTYPE: a->dtype = optarg; break;
 		case OPT_BUFFERS: a->buffers = optarg; break;
 		case OPT_OPERANDS: a->operands = optarg; break;
 		case OPT_LIMIT: a->limit = optarg; break;
-		case OPT_JSON: a->json = true; break;
 		case OPT_OPERAND:
-			if (a->nother == VMEM_MAX_SCRATCH)
-				return cmd_usage_error(&cmd_vmem_entry, "at most %d --operand blocks",
-						       VMEM_MAX_SCRATCH);
-			a->other[a->nother++] = optarg;
+			rc = calc_push(e, "--operand blocks", a->other, &a->nother, VMEM_MAX_SCRATCH,
+				       optarg);
 			break;
 		case OPT_SCRATCH:
-			if (a->nscratch == VMEM_MAX_SCRATCH)
-				return cmd_usage_error(&cmd_vmem_entry, "at most %d --scratch buffers",
-						       VMEM_MAX_SCRATCH);
-			a->scratch[a->nscratch++] = optarg;
+			rc = calc_push(e, "--scratch buffers", a->scratch, &a->nscratch,
+				       VMEM_MAX_SCRATCH, optarg);
 			break;
 		default:
-			if ((rc = cmd_global_option(&cmd_vmem_entry, ctx, ch, optarg)) != 0)
-				return rc;
+			rc = calc_option(e, ctx, &a->target, ch, optarg);
 		}
+		if (rc)
+			return rc;
 	}
-	if ((rc = cmd_check_args(&cmd_vmem_entry, argc, optind)) != 0)
-		return rc;
-	if (!a->chip || !a->block || !a->dtype)
-		return cmd_usage_error(&cmd_vmem_entry, "missing %s",
-				       !a->chip ? "--chip" : !a->block ? "--block" : "--dtype");
-	return 0;
+	return calc_check_target(e, argc, optind, &a->target);
 }
-
 
 static int
 resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
@@ -459,24 +441,26 @@ resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
 	int rc;
 
 	memset(in, 0, sizeof(*in));
-	in->json = a->json;
+	in->json = a->target.json;
 	s->n_in = s->n_out = 1;
 	s->buffers = 2;
-	if (!(s->chip = chiptab_want_chip(t, a->chip, &err)) ||
-	    !(s->dtype = chiptab_want_dtype(t, a->dtype, &err)))
+	if (!(s->chip = chiptab_want_chip(t, a->target.chip, &err)) ||
+	    !(s->dtype = chiptab_want_dtype(t, a->target.dtype, &err)))
 		return cmd_not_found(NULL, "%s", err.msg);
-	if (shape_parse(&s->block, a->block, false, &err) < 0)
-		return cmd_usage_error(e, "bad --block '%s': %s", a->block, err.msg);
+	if (shape_parse(&s->block, a->target.block, false, &err) < 0)
+		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	if (a->buffers && calc_small_int(a->buffers, 1, 16, &s->buffers) < 0)
 		return cmd_usage_error(e, "--buffers takes a count from 1 to 16, not '%s'", a->buffers);
 	if (a->operands && calc_parse_operands(a->operands, &s->n_in, &s->n_out) < 0)
 		return cmd_usage_error(e, "--operands takes in:N,out:N (N from 0 to 64, not both 0), "
 				       "not '%s'", a->operands);
 	for (size_t i = 0; i < a->nother; i++, s->nother++)
-		if ((rc = calc_operand(&cmd_vmem_entry, "--operand", a->other[i], t, false, s->dtype, &s->other[i].shape, &s->other[i].dtype)) != 0)
+		if ((rc = calc_operand(e, "--operand", a->other[i], t, false, s->dtype,
+				       &s->other[i].shape, &s->other[i].dtype)) != 0)
 			return rc;
 	for (size_t i = 0; i < a->nscratch; i++, s->nscratch++)
-		if ((rc = calc_operand(&cmd_vmem_entry, "--scratch", a->scratch[i], t, false, s->dtype, &s->scratch[i].shape, &s->scratch[i].dtype)) != 0)
+		if ((rc = calc_operand(e, "--scratch", a->scratch[i], t, false, s->dtype,
+				       &s->scratch[i].shape, &s->scratch[i].dtype)) != 0)
 			return rc;
 	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))
 		return cmd_usage_error(e, "--limit takes a size such as 32M, 48MiB or 33554432, "
