@@ -44,6 +44,14 @@ calc_push(const struct cmd_entry *e, const char *what, const char **v, size_t *n
 	return 0;
 }
 
+int
+calc_missing_table(const struct pt_ctx *ctx, const char *what)
+{
+	fprintf(stderr, "pallas-triage: error: the rules at '%s' have no %s\n",
+		ctx->rules_origin ? ctx->rules_origin : "?", what);
+	return PT_EXIT_DATA;
+}
+
 const char *
 calc_size(unsigned long long v)
 {

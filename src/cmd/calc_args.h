@@ -53,6 +53,11 @@ int calc_check_target(const struct cmd_entry *e, int argc, int optind_,
  */
 int calc_push(const struct cmd_entry *e, const char *what, const char **v, size_t *n,
 	      size_t max, const char *arg);
+/*
+ * The rules were loaded but lack what this command needs, such as "chip
+ * table (chips.yaml)": says so and returns PT_EXIT_DATA.
+ */
+int calc_missing_table(const struct pt_ctx *ctx, const char *what);
 
 /* A size ("24 MiB") or a shape ("(8, 128)") as text, in one of a few static
  * buffers that rotate, so that several fit in one printf. */

@@ -441,11 +441,8 @@ cmd_smem_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
 		return rc;
-	if (!ctx->rules->chips || !ctx->rules->chips->ngpus) {
-		fprintf(stderr, "pallas-triage: error: the rules at '%s' have no GPU table "
-			"(gpu-chips.yaml)\n", ctx->rules_origin ? ctx->rules_origin : "?");
-		return PT_EXIT_DATA;
-	}
+	if (!ctx->rules->chips || !ctx->rules->chips->ngpus)
+		return calc_missing_table(ctx, "GPU table (gpu-chips.yaml)");
 	if ((rc = resolve(&a, ctx->rules->chips, &in)) != 0)
 		return rc;
 	r = xcalloc(1, sizeof(*r));     /* the search record is a few KiB: keep it off the stack */

@@ -479,11 +479,8 @@ cmd_vmem_run(int argc, char **argv, struct pt_ctx *ctx)
 
 	if ((rc = parse_args(argc, argv, ctx, &a)) != 0)
 		return rc;
-	if (!ctx->rules->chips) {
-		fprintf(stderr, "pallas-triage: error: the rules at '%s' have no chip table "
-			"(chips.yaml)\n", ctx->rules_origin ? ctx->rules_origin : "?");
-		return PT_EXIT_DATA;
-	}
+	if (!ctx->rules->chips)
+		return calc_missing_table(ctx, "chip table (chips.yaml)");
 	if ((rc = resolve(&a, ctx->rules->chips, &in)) != 0)
 		return rc;
 	r = xcalloc(1, sizeof(*r));     /* the bisection record is ~20 KiB: keep it off the stack */
