@@ -7,6 +7,7 @@
 
 #include "calc_args.h"
 #include "pt/buf.h"
+#include "pt/gpus.h"
 #include "pt/vmem.h"
 #include "pt/xalloc.h"
 
@@ -50,6 +51,19 @@ calc_missing_table(const struct pt_ctx *ctx, const char *what)
 	fprintf(stderr, "pallas-triage: error: the rules at '%s' have no %s\n",
 		ctx->rules_origin ? ctx->rules_origin : "?", what);
 	return PT_EXIT_DATA;
+}
+
+int
+calc_gpu_backend(const struct cmd_entry *e, const char *opt, const struct gpu *g,
+		 const char *given, const char **backend)
+{
+	*backend = given ? given : gpu_runs(g, "mosaic-gpu") ? "mosaic-gpu" : g->backends[0];
+	if (strcmp(*backend, "triton") && strcmp(*backend, "mosaic-gpu"))
+		return cmd_usage_error(e, "%s takes triton or mosaic-gpu, not '%s'", opt, *backend);
+	if (!gpu_runs(g, *backend))
+		return cmd_usage_error(e, "%s does not run the %s backend (it runs: %s)", g->name,
+				       *backend, g->backends[0]);
+	return 0;
 }
 
 const char *

@@ -15,6 +15,8 @@
 #include "pt/chips.h"
 #include "pt/json.h"
 
+struct gpu;
+
 /*
  * The options every calculator takes: --chip, --block and --dtype, all
  * required, and --json. A command puts CALC_LONGOPTS first in its option
@@ -58,6 +60,15 @@ int calc_push(const struct cmd_entry *e, const char *what, const char **v, size_
  * table (chips.yaml)": says so and returns PT_EXIT_DATA.
  */
 int calc_missing_table(const struct pt_ctx *ctx, const char *what);
+/*
+ * The Pallas backend to judge GPU g on, into *backend: given (NULL when
+ * not given) must be triton or mosaic-gpu, and one g runs; without it,
+ * mosaic-gpu (JAX's default) when g runs it, else g's first backend. opt
+ * names the option in the error ("--backend on a GPU" where a TPU chip
+ * takes another backend). Returns 0, or the usage error's exit status.
+ */
+int calc_gpu_backend(const struct cmd_entry *e, const char *opt, const struct gpu *g,
+		     const char *given, const char **backend);
 
 /* A size ("24 MiB") or a shape ("(8, 128)") as text, in one of a few static
  * buffers that rotate, so that several fit in one printf. */

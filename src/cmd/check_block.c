@@ -56,7 +56,6 @@ struct cb_input {
 	const struct chip *chip;        /* a TPU chip, or NULL for a GPU */
 	const struct gpu *gpu;          /* a GPU, or NULL for a TPU chip */
 	const char *backend;            /* GPU: "triton" or "mosaic-gpu" */
-	bool backend_defaulted;
 	struct gpu_block_rule grule;
 	const struct dtype *dtype;
 	struct shape block, array;
@@ -611,18 +610,11 @@ resolve_gpu(const struct cb_args *a, struct cb_input *in)
 	const struct cmd_entry *e = &cmd_check_block_entry;
 	struct gpu_block_rule *r = &in->grule;
 	char *end;
+	int rc;
 
-	in->backend = a->backend;
-	if (!in->backend) {
-		in->backend = gpu_runs(in->gpu, "mosaic-gpu") ? "mosaic-gpu" : in->gpu->backends[0];
-		in->backend_defaulted = true;
-	}
-	if (strcmp(in->backend, "triton") && strcmp(in->backend, "mosaic-gpu"))
-		return cmd_usage_error(e, "--backend on a GPU takes triton or mosaic-gpu, not '%s'",
-				       in->backend);
-	if (!gpu_runs(in->gpu, in->backend))
-		return cmd_usage_error(e, "%s does not run the %s backend (it runs: %s)",
-				       in->gpu->name, in->backend, in->gpu->backends[0]);
+	if ((rc = calc_gpu_backend(e, "--backend on a GPU", in->gpu, a->backend,
+				   &in->backend)) != 0)
+		return rc;
 	if (a->memory || a->array)
 		return cmd_usage_error(e, "%s is for TPU blocks; GPU blocks need not divide the array",
 				       a->memory ? "--memory" : "--array");

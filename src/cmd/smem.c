@@ -347,26 +347,19 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct sm_args *a)
 static int
 resolve_gpu(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
 {
-	const struct cmd_entry *e = &cmd_smem_entry;
 	struct pt_err err = PT_ERR_INIT;
 	const struct chip *tpu;
+	int rc;
 
 	if (chiptab_want_target(t, a->target.chip, &tpu, &in->gpu, &err) < 0)
 		return cmd_not_found(NULL, "%s", err.msg);
 	if (tpu)
-		return cmd_usage_error(e, "'%s' is a TPU: smem models GPU shared memory; use "
-				       "'pallas-triage vmem' for TPU VMEM", a->target.chip);
-	in->backend = a->backend;
-	if (!in->backend) {
-		in->backend = gpu_runs(in->gpu, "mosaic-gpu") ? "mosaic-gpu" : in->gpu->backends[0];
-		in->backend_defaulted = true;
-	}
-	if (strcmp(in->backend, "triton") && strcmp(in->backend, "mosaic-gpu"))
-		return cmd_usage_error(e, "--backend takes triton or mosaic-gpu, not '%s'",
-				       in->backend);
-	if (!gpu_runs(in->gpu, in->backend))
-		return cmd_usage_error(e, "%s does not run the %s backend (it runs: %s)",
-				       in->gpu->name, in->backend, in->gpu->backends[0]);
+		return cmd_usage_error(&cmd_smem_entry, "'%s' is a TPU: smem models GPU shared "
+				       "memory; use 'pallas-triage vmem' for TPU VMEM", a->target.chip);
+	in->backend_defaulted = !a->backend;
+	if ((rc = calc_gpu_backend(&cmd_smem_entry, "--backend", in->gpu, a->backend,
+				   &in->backend)) != 0)
+		return rc;
 	in->spec.triton = strcmp(in->backend, "triton") == 0;
 	return 0;
 }
