@@ -67,7 +67,8 @@ $(BUILD)/libpt.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 $(BUILD)/pallas-triage: $(CMD_OBJS) $(BUILD)/libpt.a
 	$(LINK) -o $@ $^ $(PT_LDLIBS) $(LDLIBS)
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libpt.a
+# every unit test depends on every shared test header (test.h, *_fixture.h, shape_text.h)
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libpt.a
 	@mkdir -p $(@D)
 	$(COMPILE) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libpt.a $(PT_LDLIBS) $(LDLIBS)
 -include $(OBJS:.o=.d)

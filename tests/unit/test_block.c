@@ -7,6 +7,7 @@
  */
 #include "test.h"
 #include "chips_fixture.h"
+#include "shape_text.h"
 
 #include "pt/block.h"
 #include "pt/advice.h"
@@ -25,21 +26,6 @@ S(const char *text)
 	if (shape_parse(&s, text, true, &err) < 0)
 		fprintf(stderr, "bad test shape '%s': %s\n", text, err.msg);
 	return s;
-}
-
-/* The shape as text, in a rotating static buffer (for CHECK_STREQ). */
-static const char *
-F(const struct shape *s)
-{
-	static char out[8][96];
-	static int k;
-	struct buf b = BUF_INIT;
-
-	shape_format(s, &b);
-	k = (k + 1) % 8;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
 }
 
 static void
@@ -61,28 +47,28 @@ test_parse(void)
 	struct shape s;
 	struct pt_err err = PT_ERR_INIT;
 
-	CHECK_STREQ(F(&(struct shape){ 0 }), "()");
+	CHECK_STREQ(shape_text(&(struct shape){ 0 }), "()");
 	s = S("256,512");
 	CHECK(s.rank == 2 && s.dims[0] == 256 && s.dims[1] == 512);
-	CHECK_STREQ(F(&s), "(256, 512)");
-	CHECK_STREQ(F(&(struct shape){ .rank = 0, .ellipsis = true }), "(...)");
+	CHECK_STREQ(shape_text(&s), "(256, 512)");
+	CHECK_STREQ(shape_text(&(struct shape){ .rank = 0, .ellipsis = true }), "(...)");
 	s = S(" ( 256 , 512 ) ");
-	CHECK_STREQ(F(&s), "(256, 512)");
+	CHECK_STREQ(shape_text(&s), "(256, 512)");
 	s = S("[8, 128]");
-	CHECK_STREQ(F(&s), "(8, 128)");
+	CHECK_STREQ(shape_text(&s), "(8, 128)");
 	s = S("256x512");
-	CHECK_STREQ(F(&s), "(256, 512)");
+	CHECK_STREQ(shape_text(&s), "(256, 512)");
 	s = S("(512,)");
 	CHECK(s.rank == 1 && s.dims[0] == 512);
-	CHECK_STREQ(F(&s), "(512,)");
+	CHECK_STREQ(shape_text(&s), "(512,)");
 	s = S("(None, 8, 128)");
 	CHECK(s.rank == 3 && s.dims[0] == 1 && s.squeezed == 1);
-	CHECK_STREQ(F(&s), "(None, 8, 128)");
+	CHECK_STREQ(shape_text(&s), "(None, 8, 128)");
 	s = S("(..., 8, 8192)");
 	CHECK(s.ellipsis && s.rank == 2 && s.dims[1] == 8192);
-	CHECK_STREQ(F(&s), "(..., 8, 8192)");
+	CHECK_STREQ(shape_text(&s), "(..., 8, 8192)");
 	s = S("1 2 3");
-	CHECK_STREQ(F(&s), "(1, 2, 3)");
+	CHECK_STREQ(shape_text(&s), "(1, 2, 3)");
 
 	CHECK_INTEQ(shape_parse(&s, "", false, &err), -1);
 	CHECK_STREQ(err.msg, "'' has no dimensions");
@@ -107,7 +93,7 @@ test_parse(void)
 	/* garbage never crashes and never half-fills the shape */
 	s = S("(4, 384)");
 	CHECK_INTEQ(shape_parse(&s, "(4, 384", false, &err), -1);
-	CHECK_STREQ(F(&s), "(4, 384)");
+	CHECK_STREQ(shape_text(&s), "(4, 384)");
 }
 
 static void
@@ -127,7 +113,7 @@ test_rank2(void)
 	check("v6e", "bf16", "8,512", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(bc.legal && bc.e2002_risk);
 	CHECK_INTEQ(bc.nprops, 1);
-	CHECK_STREQ(F(&bc.props[0].shape), "(16, 512)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(16, 512)");
 
 	/* 7x bf16 (8, 512): gen 7 tiles 16-bit as 16. The lowering's "multiple of 8"
 	 * passes, Mosaic's tile does not: the E2002 case. Nearest: (16, 512) */
@@ -135,7 +121,7 @@ test_rank2(void)
 	CHECK(!bc.legal && bc.problem == BLOCK_DIMS);
 	CHECK(bc.dims[0].status == DIM_BAD && bc.dims[0].lowering_ok && bc.dims[0].multiple == 16);
 	CHECK_INTEQ(bc.nprops, 1);
-	CHECK_STREQ(F(&bc.props[0].shape), "(16, 512)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(16, 512)");
 	CHECK(bc.props[0].choice[0] == CHOICE_UP && bc.props[0].choice[1] == CHOICE_KEEP);
 
 	/* v5e f32 (10, 200), no array: 10 -> up 16 / down 8; 200 -> up 256 / down 128.
@@ -144,19 +130,19 @@ test_rank2(void)
 	check("v5e", "f32", "10,200", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && !bc.dims[0].lowering_ok && !bc.dims[1].lowering_ok);
 	CHECK_INTEQ(bc.nprops, 4);
-	CHECK_STREQ(F(&bc.props[0].shape), "(16, 256)");
-	CHECK_STREQ(F(&bc.props[1].shape), "(16, 128)");
-	CHECK_STREQ(F(&bc.props[2].shape), "(8, 256)");
-	CHECK_STREQ(F(&bc.props[3].shape), "(8, 128)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(16, 256)");
+	CHECK_STREQ(shape_text(&bc.props[1].shape), "(16, 128)");
+	CHECK_STREQ(shape_text(&bc.props[2].shape), "(8, 256)");
+	CHECK_STREQ(shape_text(&bc.props[3].shape), "(8, 128)");
 
 	/* the same with array (12, 200): 16 >= 12, so the whole dimension 12 is the
 	 * round-up; 200 equals the array's minor dim and is legal as it is */
 	check("v5e", "f32", "10,200", "12,200", BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.dims[1].status == DIM_FULL && bc.dims[0].full == 12);
 	CHECK_INTEQ(bc.nprops, 2);
-	CHECK_STREQ(F(&bc.props[0].shape), "(12, 200)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(12, 200)");
 	CHECK(bc.props[0].choice[0] == CHOICE_FULL);
-	CHECK_STREQ(F(&bc.props[1].shape), "(8, 200)");
+	CHECK_STREQ(shape_text(&bc.props[1].shape), "(8, 200)");
 
 	/* equal to the array's dims is legal whatever the sizes */
 	check("v5e", "f32", "3,1000", "3,1000", BLOCK_MEM_VMEM, &bc);
@@ -165,19 +151,19 @@ test_rank2(void)
 	/* int8 on v5e tiles 32: (16, 128) is illegal though 16 passes the lowering */
 	check("v5e", "int8", "16,128", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.dims[0].lowering_ok && bc.nprops == 1);
-	CHECK_STREQ(F(&bc.props[0].shape), "(32, 128)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(32, 128)");
 	/* int4 on v5e tiles 64; 8t f32 tiles 16 (16 sublanes) */
 	check("v5e", "int4", "32,128", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.nprops == 1);
-	CHECK_STREQ(F(&bc.props[0].shape), "(64, 128)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(64, 128)");
 	check("8t", "f32", "8,128", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.dims[0].multiple == 16);
-	CHECK_STREQ(F(&bc.props[0].shape), "(16, 128)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(16, 128)");
 	/* 8t bf16 tiles 32: 48 -> up 64, down 32 */
 	check("8t", "bf16", "48,128", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.nprops == 2);
-	CHECK_STREQ(F(&bc.props[0].shape), "(64, 128)");
-	CHECK_STREQ(F(&bc.props[1].shape), "(32, 128)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(64, 128)");
+	CHECK_STREQ(shape_text(&bc.props[1].shape), "(32, 128)");
 
 	/* leading dims are free; a squeezed second-minor counts as 1 */
 	check("v5e", "f32", "3,8,128", NULL, BLOCK_MEM_VMEM, &bc);
@@ -186,7 +172,7 @@ test_rank2(void)
 	CHECK(bc.legal && bc.dims[0].status == DIM_FULL);
 	check("v5e", "f32", "None,None,128", "4,16,128", BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.nprops >= 1);
-	CHECK_STREQ(F(&bc.props[0].shape), "(None, 8, 128)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(None, 8, 128)");
 }
 
 static void
@@ -202,13 +188,13 @@ test_rank1_and_spaces(void)
 	/* 100: next power of two 128 is nearer than the multiple 1024 */
 	check("v5e", "f32", "100", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.nprops == 2);
-	CHECK_STREQ(F(&bc.props[0].shape), "(128,)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(128,)");
 	CHECK(bc.props[0].choice[0] == CHOICE_POW2_UP);
-	CHECK_STREQ(F(&bc.props[1].shape), "(1024,)");
+	CHECK_STREQ(shape_text(&bc.props[1].shape), "(1024,)");
 	/* bf16: the power of two must be >= 128 x 32 / 16 = 256 */
 	check("v5e", "bf16", "128", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.dims[0].pow2_min == 256);
-	CHECK_STREQ(F(&bc.props[0].shape), "(256,)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(256,)");
 	/* int8: >= 512; int4: >= 1024 */
 	check("v5e", "int8", "256", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(!bc.legal && bc.dims[0].pow2_min == 512);
@@ -217,9 +203,9 @@ test_rank1_and_spaces(void)
 	/* 3000 f32: up to 3072 (3 x 1024) first; then 4096 (x1.37) before 2048 (x1.46) */
 	check("v5e", "f32", "3000", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK_INTEQ(bc.nprops, 3);
-	CHECK_STREQ(F(&bc.props[0].shape), "(3072,)");
-	CHECK_STREQ(F(&bc.props[1].shape), "(4096,)");
-	CHECK_STREQ(F(&bc.props[2].shape), "(2048,)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(3072,)");
+	CHECK_STREQ(shape_text(&bc.props[1].shape), "(4096,)");
+	CHECK_STREQ(shape_text(&bc.props[2].shape), "(2048,)");
 	/* 8t has 16 sublanes: the multiple is 2048; equal to the array is always fine */
 	check("8t", "f32", "3000", NULL, BLOCK_MEM_VMEM, &bc);
 	CHECK(bc.dims[0].multiple == 2048);
@@ -229,7 +215,7 @@ test_rank1_and_spaces(void)
 	/* ANY/HBM: the whole array only */
 	check("v5e", "f32", "8,128", "1024,1024", BLOCK_MEM_ANY, &bc);
 	CHECK(!bc.legal && bc.problem == BLOCK_ANY_NOT_WHOLE && bc.nprops == 1);
-	CHECK_STREQ(F(&bc.props[0].shape), "(1024, 1024)");
+	CHECK_STREQ(shape_text(&bc.props[0].shape), "(1024, 1024)");
 	check("v5e", "f32", "1024,1024", "1024,1024", BLOCK_MEM_ANY, &bc);
 	CHECK(bc.legal);
 	check("v5e", "f32", "8,128", NULL, BLOCK_MEM_ANY, &bc);
@@ -257,17 +243,17 @@ test_halving(void)
 	/* the last dim halves keeping a multiple of 128; 1000 -> 500 -> 384 */
 	in = S("512,1024");
 	CHECK(block_halve_minor(&in, 128, &s));
-	CHECK_STREQ(F(&s), "(512, 512)");
+	CHECK_STREQ(shape_text(&s), "(512, 512)");
 	in = S("512,1000");
 	CHECK(block_halve_minor(&in, 128, &s));
-	CHECK_STREQ(F(&s), "(512, 384)");
+	CHECK_STREQ(shape_text(&s), "(512, 384)");
 	in = S("512,128");
 	CHECK(!block_halve_minor(&in, 128, &s));
-	CHECK_STREQ(F(&s), "(512, 384)");          /* untouched */
+	CHECK_STREQ(shape_text(&s), "(512, 384)");          /* untouched */
 	/* the second-minor halves keeping its tile multiple */
 	in = S("512,1024");
 	CHECK(block_halve_second(&in, 8, &s));
-	CHECK_STREQ(F(&s), "(256, 1024)");
+	CHECK_STREQ(shape_text(&s), "(256, 1024)");
 	in = S("24,128");                          /* 12 is not a multiple of 16 and 0 < 16 */
 	CHECK(!block_halve_second(&in, 16, &s));
 	in = S("8,128");
@@ -278,13 +264,13 @@ test_halving(void)
 	/* padding: f32[128, 3] -> (128, 128); bf16 (8, 8192) on 7x -> (16, 8192) */
 	in = S("128,3");
 	block_padded(&in, 8, 128, 128, &s);
-	CHECK_STREQ(F(&s), "(128, 128)");
+	CHECK_STREQ(shape_text(&s), "(128, 128)");
 	in = S("4,8,8192");
 	block_padded(&in, 16, 128, 128, &s);
-	CHECK_STREQ(F(&s), "(4, 16, 8192)");
+	CHECK_STREQ(shape_text(&s), "(4, 16, 8192)");
 	in = S("1000");
 	block_padded(&in, 8, 128, 256, &s);        /* 1-D: up to the 1-D tile */
-	CHECK_STREQ(F(&s), "(1024,)");
+	CHECK_STREQ(shape_text(&s), "(1024,)");
 }
 
 /* Run advice_derive on name=value pairs; the caller releases vs. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "test.h"
+#include "shape_text.h"
 
 #include "pt/advice.h"
 #include "pt/buf.h"
@@ -53,20 +54,6 @@ load_gpus(void)
 	diag_release(&d);
 	buf_release(&b);
 	return t;
-}
-
-static const char *
-shape_text(const struct shape *s)
-{
-	static char out[4][96];
-	static int k;
-	struct buf b = BUF_INIT;
-
-	shape_format(s, &b);
-	k = (k + 1) % 4;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
 }
 
 static struct shape

@@ -8,6 +8,7 @@
  */
 #include "test.h"
 #include "chips_fixture.h"
+#include "shape_text.h"
 
 #include "pt/advice.h"
 #include "pt/classify.h"
@@ -35,20 +36,6 @@ human(unsigned long long v)
 	snprintf(out, sizeof(out), "%s", b.data);
 	buf_release(&b);
 	return out;
-}
-
-static const char *
-shape_text(const struct shape *s)
-{
-	static char out[4][96];
-	static int k;
-	struct buf b = BUF_INIT;
-
-	shape_format(s, &b);
-	k = (k + 1) % 4;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
 }
 
 static void
