@@ -66,32 +66,39 @@ calc_gpu_backend(const struct cmd_entry *e, const char *opt, const struct gpu *g
 	return 0;
 }
 
+/*
+ * Moves b's text into the next of the buffers calc_size() and calc_shape()
+ * share. Eight, because one printf takes at most three of them today; a
+ * shape is at most SHAPE_MAX_RANK numbers, so 128 bytes hold any.
+ */
+static const char *
+ring_take(struct buf *b)
+{
+	static char out[8][128];
+	static int k;
+
+	k = (k + 1) % 8;
+	snprintf(out[k], sizeof(out[k]), "%s", b->data);
+	buf_release(b);
+	return out[k];
+}
+
 const char *
 calc_size(unsigned long long v)
 {
-	static char out[6][48];
-	static int k;
 	struct buf b = BUF_INIT;
 
 	vmem_format_size(v, &b);
-	k = (k + 1) % 6;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
+	return ring_take(&b);
 }
 
 const char *
 calc_shape(const struct shape *s)
 {
-	static char out[4][128];
-	static int k;
 	struct buf b = BUF_INIT;
 
 	shape_format(s, &b);
-	k = (k + 1) % 4;
-	snprintf(out[k], sizeof(out[k]), "%s", b.data);
-	buf_release(&b);
-	return out[k];
+	return ring_take(&b);
 }
 
 void
