@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the calculator commands (check-block, vmem, smem) read from their
- * arguments and print the same way: sizes and shapes as text, counts,
- * "in:N,out:M", DIMS[:DTYPE] operands, dtypes. Command code: it reports a
- * bad argument as a usage error of the command given.
+ * What the calculator commands (check-block, vmem, smem) share: the options
+ * they all take; what they read from arguments (counts, "in:N,out:M",
+ * DIMS[:DTYPE] operands, dtypes, the GPU backend); and what they print the
+ * same way, as text and as JSON (sizes, shapes, note lines, the fits
+ * verdict). Command code: it prints, and reports a bad argument as a usage
+ * error of the command given.
  */
 #ifndef PT_CMD_CALC_ARGS_H
 #define PT_CMD_CALC_ARGS_H
