@@ -323,7 +323,7 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct sm_args *a)
 	const struct cmd_entry *e = &cmd_smem_entry;
 	int ch, rc = 0;
 
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1 && rc == 0) {
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_BACKEND: a->backend = optarg; break;
 		case OPT_STAGES: a->stages = optarg; break;
@@ -340,8 +340,10 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct sm_args *a)
 		default:
 			rc = calc_option(e, ctx, &a->target, ch, optarg);
 		}
+		if (rc)
+			return rc;
 	}
-	return rc ? rc : calc_check_target(e, argc, optind, &a->target);
+	return calc_check_target(e, argc, optind, &a->target);
 }
 
 static int
