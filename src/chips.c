@@ -17,8 +17,6 @@
 
 const int chip_widths[CHIP_NWIDTHS] = { 32, 16, 8, 4 };
 
-#define MAX_BYTES (1L << 50)   /* a sanity cap for memory sizes: 1 PiB */
-
 static const char *const chip_keys[] = {
 	"name", "generation", "device_kinds", "aliases", "cores_per_chip", "vmem_bytes",
 	"smem_bytes", "sublanes", "lanes", "scoped_vmem_default_bytes", "internal_scratch_bytes",
@@ -93,40 +91,6 @@ empty_strv(void)
 	return xcalloc(1, sizeof(char *));
 }
 
-bool
-chiptab_strv_has(char *const *v, const char *s)
-{
-	for (; v && *v; v++)
-		if (strcasecmp(*v, s) == 0)
-			return true;
-	return false;
-}
-
-int
-chiptab_want_bytes(const struct ynode *m, const char *key, bool required, unsigned long long *out,
-		   const char *file, const char *what, struct diag *d)
-{
-	long v = 0;
-
-	if (ynode_want_int(m, key, required, 1, MAX_BYTES, &v, file, what, d) < 0)
-		return -1;
-	*out = (unsigned long long)v;
-	return 0;
-}
-
-static int
-want_small(const struct ynode *m, const char *key, bool required, long min, long max, int *out,
-	   const char *file, const char *what, struct diag *d)
-{
-	long v = 0;
-
-	if (ynode_want_int(m, key, required, min, max, &v, file, what, d) < 0)
-		return -1;
-	if (ynode_get(m, key))
-		*out = (int)v;
-	return 0;
-}
-
 /* Non-empty strings in a list, each at most once. */
 static int
 want_names(const struct ynode *m, const char *key, bool required, char ***out, const char *file,
@@ -135,12 +99,8 @@ want_names(const struct ynode *m, const char *key, bool required, char ***out, c
 	const struct ynode *v = ynode_get(m, key);
 	size_t n = 0;
 
-	if (ynode_want_strv(m, key, required, out, &n, file, what, d) < 0)
+	if (chiptab_want_list(m, key, required, out, &n, file, what, d) < 0)
 		return -1;
-	if (!*out) {
-		*out = empty_strv();
-		return 0;
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct ynode *at = v->kind == YNODE_SEQ ? v->items[i] : v;
 
@@ -156,38 +116,7 @@ want_names(const struct ynode *m, const char *key, bool required, char ***out, c
 			return -1;
 		}
 	}
-	if (required && n == 0) {
-		diag_error(d, file, v->line, v->col, "'%s' in %s must not be empty", key, what);
-		strv_free(*out);
-		*out = NULL;
-		return -1;
-	}
 	return 0;
-}
-
-static const struct ynode *
-want_map_item(const struct ynode *item, const char *section, size_t i, const char *file,
-	      struct diag *d)
-{
-	if (item->kind != YNODE_MAP) {
-		diag_error(d, file, item->line, item->col, "%s[%zu] must be a mapping, not %s",
-			   section, i, ynode_kind_name(item->kind));
-		return NULL;
-	}
-	return item;
-}
-
-/* "chip 'v5e'" when the name is readable, else "chips[3]". */
-static void
-entry_what(char *what, size_t size, const struct ynode *m, const char *kind, const char *section,
-	   size_t i)
-{
-	const struct ynode *name = ynode_get(m, "name");
-
-	if (name && name->kind == YNODE_SCALAR && name->len)
-		snprintf(what, size, "%s '%s'", kind, name->str);
-	else
-		snprintf(what, size, "%s[%zu]", section, i);
 }
 
 /* ---- dtypes ---- */
@@ -196,7 +125,7 @@ static const struct dtype *
 find_dtype_exact(const struct chiptab *t, const char *s)
 {
 	for (size_t i = 0; t && i < t->ndtypes; i++)
-		if (strcasecmp(t->dtypes[i]->name, s) == 0 || chiptab_strv_has(t->dtypes[i]->aliases, s))
+		if (chiptab_is_named(t->dtypes[i]->name, t->dtypes[i]->aliases, s))
 			return t->dtypes[i];
 	return NULL;
 }
@@ -226,9 +155,10 @@ dtype_names_free(const struct chiptab *t, const struct dtype *dt, const struct y
 	return ret;
 }
 
-static struct dtype *
-parse_dtype(const struct chiptab *t, const struct ynode *m, const char *what, const char *file,
-	    struct diag *d)
+/* A chiptab_add_fn: the dtype goes into t only when it has no errors. */
+static int
+add_dtype(struct chiptab *t, const struct ynode *m, const char *what, const char *file,
+	  struct diag *d)
 {
 	struct dtype *dt = xcalloc(1, sizeof(*dt));
 	const char *name = NULL, *unsup = NULL, *note = NULL;
@@ -237,7 +167,7 @@ parse_dtype(const struct chiptab *t, const struct ynode *m, const char *what, co
 	err |= ynode_check_keys(m, dtype_keys, file, what, d);
 	err |= ynode_want_str(m, "name", true, &name, file, what, d);
 	err |= want_names(m, "aliases", false, &dt->aliases, file, what, d);
-	err |= want_small(m, "bits", true, 1, 64, &dt->bits, file, what, d);
+	err |= chiptab_want_int(m, "bits", true, 1, 64, &dt->bits, file, what, d);
 	err |= ynode_want_str(m, "unsupported", false, &unsup, file, what, d);
 	err |= ynode_want_str(m, "note", false, &note, file, what, d);
 	if (!err && 32 % dt->bits != 0 && dt->bits != 64) {
@@ -258,39 +188,11 @@ parse_dtype(const struct chiptab *t, const struct ynode *m, const char *what, co
 		err = -1;
 	if (err) {
 		dtype_free(dt);
-		return NULL;
-	}
-	return dt;
-}
-
-static int
-parse_dtypes(struct chiptab *t, const struct ynode *seq, const char *file, struct diag *d)
-{
-	int ret = 0;
-
-	if (seq->kind != YNODE_SEQ) {
-		diag_error(d, file, seq->line, seq->col, "'dtypes' must be a list, not %s",
-			   ynode_kind_name(seq->kind));
 		return -1;
 	}
-	for (size_t i = 0; i < seq->n; i++) {
-		const struct ynode *m = want_map_item(seq->items[i], "dtypes", i, file, d);
-		struct dtype *dt;
-		char what[128];
-
-		if (!m) {
-			ret = -1;
-			continue;
-		}
-		entry_what(what, sizeof(what), m, "dtype", "dtypes", i);
-		if (!(dt = parse_dtype(t, m, what, file, d))) {
-			ret = -1;
-			continue;
-		}
-		XGROW(t->dtypes, t->alloc_dtypes, t->ndtypes + 1);
-		t->dtypes[t->ndtypes++] = dt;
-	}
-	return ret;
+	XGROW(t->dtypes, t->alloc_dtypes, t->ndtypes + 1);
+	t->dtypes[t->ndtypes++] = dt;
+	return 0;
 }
 
 /* ---- chips ---- */
@@ -471,7 +373,7 @@ static const struct chip *
 find_chip_exact(const struct chiptab *t, const char *s)
 {
 	for (size_t i = 0; t && i < t->nchips; i++)
-		if (strcasecmp(t->chips[i]->name, s) == 0 || chiptab_strv_has(t->chips[i]->aliases, s))
+		if (chiptab_is_named(t->chips[i]->name, t->chips[i]->aliases, s))
 			return t->chips[i];
 	return NULL;
 }
@@ -522,24 +424,25 @@ parse_chip_numbers(struct chip *c, const struct ynode *m, const char *what, cons
 {
 	int err = 0;
 
-	err |= want_small(m, "generation", true, 1, 99, &c->generation, file, what, d);
-	err |= want_small(m, "cores_per_chip", true, 1, 64, &c->cores_per_chip, file, what, d);
+	err |= chiptab_want_int(m, "generation", true, 1, 99, &c->generation, file, what, d);
+	err |= chiptab_want_int(m, "cores_per_chip", true, 1, 64, &c->cores_per_chip, file, what, d);
 	err |= chiptab_want_bytes(m, "vmem_bytes", true, &c->vmem_bytes, file, what, d);
 	err |= chiptab_want_bytes(m, "smem_bytes", true, &c->smem_bytes, file, what, d);
-	err |= want_small(m, "sublanes", true, 1, 1024, &c->sublanes, file, what, d);
-	err |= want_small(m, "lanes", true, 1, 4096, &c->lanes, file, what, d);
+	err |= chiptab_want_int(m, "sublanes", true, 1, 1024, &c->sublanes, file, what, d);
+	err |= chiptab_want_int(m, "lanes", true, 1, 4096, &c->lanes, file, what, d);
 	err |= chiptab_want_bytes(m, "scoped_vmem_default_bytes", false, &c->scoped_default_bytes, file,
 			  what, d);
 	err |= chiptab_want_bytes(m, "internal_scratch_bytes", false, &c->internal_scratch_bytes, file,
 			  what, d);
-	err |= want_small(m, "sublane_tiling_x16_flag", false, 1, 4096, &c->tiling_x16_flag, file,
+	err |= chiptab_want_int(m, "sublane_tiling_x16_flag", false, 1, 4096, &c->tiling_x16_flag, file,
 			  what, d);
 	return err ? -1 : 0;
 }
 
-static struct chip *
-parse_chip(const struct chiptab *t, const struct ynode *m, const char *what, const char *file,
-	   struct diag *d)
+/* A chiptab_add_fn: the chip goes into t only when it has no errors. */
+static int
+add_chip(struct chiptab *t, const struct ynode *m, const char *what, const char *file,
+	 struct diag *d)
 {
 	struct chip *c = xcalloc(1, sizeof(*c));
 	const char *name = NULL, *note = NULL;
@@ -566,58 +469,24 @@ parse_chip(const struct chiptab *t, const struct ynode *m, const char *what, con
 		err = -1;
 	if (err) {
 		chip_free(c);
-		return NULL;
-	}
-	return c;
-}
-
-static int
-parse_chips(struct chiptab *t, const struct ynode *seq, const char *file, struct diag *d)
-{
-	int ret = 0;
-
-	if (seq->kind != YNODE_SEQ) {
-		diag_error(d, file, seq->line, seq->col, "'chips' must be a list, not %s",
-			   ynode_kind_name(seq->kind));
 		return -1;
 	}
-	for (size_t i = 0; i < seq->n; i++) {
-		const struct ynode *m = want_map_item(seq->items[i], "chips", i, file, d);
-		struct chip *c;
-		char what[128];
-
-		if (!m) {
-			ret = -1;
-			continue;
-		}
-		entry_what(what, sizeof(what), m, "chip", "chips", i);
-		if (!(c = parse_chip(t, m, what, file, d))) {
-			ret = -1;
-			continue;
-		}
-		XGROW(t->chips, t->alloc_chips, t->nchips + 1);
-		t->chips[t->nchips++] = c;
-	}
-	return ret;
+	XGROW(t->chips, t->alloc_chips, t->nchips + 1);
+	t->chips[t->nchips++] = c;
+	return 0;
 }
 
 int
 chiptab_parse(struct chiptab **out, const struct ynode *chips, const struct ynode *dtypes,
 	      const char *file, struct diag *d)
 {
-	struct chiptab *t = *out;
 	int ret = 0;
 
-	if (!chips && !dtypes)
-		return 0;
-	if (!t)
-		t = xcalloc(1, sizeof(*t));
 	/* dtypes first: nothing in a chip refers to them before chiptab_finish */
-	if (dtypes && parse_dtypes(t, dtypes, file, d) < 0)
+	if (dtypes && chiptab_parse_each(out, dtypes, "dtypes", "dtype", add_dtype, file, d) < 0)
 		ret = -1;
-	if (chips && parse_chips(t, chips, file, d) < 0)
+	if (chips && chiptab_parse_each(out, chips, "chips", "chip", add_chip, file, d) < 0)
 		ret = -1;
-	*out = t;
 	return ret;
 }
 
@@ -660,29 +529,6 @@ chiptab_finish(const struct chiptab *t, struct diag *d)
 
 /* ---- lookups ---- */
 
-static bool
-word_char(char ch)
-{
-	return isalnum((unsigned char)ch) || ch == '_';
-}
-
-/* Length of needle if it occurs in s at word boundaries (case-insensitive), else 0. */
-size_t
-chiptab_find_word(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	if (!n)
-		return 0;
-	for (const char *p = s; *p; p++) {
-		if (strncasecmp(p, needle, n) != 0)
-			continue;
-		if ((p == s || !word_char(p[-1])) && !word_char(p[n]))
-			return n;
-	}
-	return 0;
-}
-
 const struct chip *
 chiptab_find_chip(const struct chiptab *t, const char *s)
 {
@@ -693,15 +539,14 @@ chiptab_find_chip(const struct chiptab *t, const char *s)
 		return NULL;
 	if ((best = find_chip_exact(t, s)))
 		return best;
-	for (size_t i = 0; i < t->nchips; i++)
-		for (char **k = t->chips[i]->device_kinds; *k; k++) {
-			size_t len = chiptab_find_word(s, *k);
+	for (size_t i = 0; i < t->nchips; i++) {
+		size_t len = chiptab_kind_len(t->chips[i]->device_kinds, s);
 
-			if (len > best_len) {
-				best_len = len;
-				best = t->chips[i];
-			}
+		if (len > best_len) {
+			best_len = len;
+			best = t->chips[i];
 		}
+	}
 	return best;
 }
 

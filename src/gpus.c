@@ -4,7 +4,6 @@
  * the GPU calculators and the verdict use; see pt/gpus.h. It holds no GPU
  * numbers itself (rules/gpu-chips.yaml does).
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -61,10 +60,10 @@ static const char *
 name_owner(const struct chiptab *t, const char *s)
 {
 	for (size_t i = 0; t && i < t->nchips; i++)
-		if (strcasecmp(t->chips[i]->name, s) == 0 || chiptab_strv_has(t->chips[i]->aliases, s))
+		if (chiptab_is_named(t->chips[i]->name, t->chips[i]->aliases, s))
 			return t->chips[i]->name;
 	for (size_t i = 0; t && i < t->ngpus; i++)
-		if (strcasecmp(t->gpus[i]->name, s) == 0 || chiptab_strv_has(t->gpus[i]->aliases, s))
+		if (chiptab_is_named(t->gpus[i]->name, t->gpus[i]->aliases, s))
 			return t->gpus[i]->name;
 	return NULL;
 }
@@ -109,18 +108,6 @@ names_free(const struct chiptab *t, const struct gpu *g, const struct ynode *m, 
 }
 
 
-static int
-want_int(const struct ynode *m, const char *key, bool required, long max, int *out,
-	 const char *file, const char *what, struct diag *d)
-{
-	long v = 0;
-
-	if (ynode_want_int(m, key, required, 1, max, &v, file, what, d) < 0)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 /* A string field whose value must be one of `allowed` (NULL-terminated). */
 static int
 want_enum(const struct ynode *m, const char *key, bool required, const char *const *allowed,
@@ -154,22 +141,14 @@ want_list(const struct ynode *m, const char *key, bool required, const char *con
 	const struct ynode *v = ynode_get(m, key);
 	size_t n = 0;
 
-	if (ynode_want_strv(m, key, required, out, &n, file, what, d) < 0)
+	if (chiptab_want_list(m, key, required, out, &n, file, what, d) < 0)
 		return -1;
-	if (!*out) {
-		*out = xcalloc(1, sizeof(char *));
-		return 0;
-	}
 	for (size_t i = 0; i < n; i++)
 		if (!(*out)[i][0] || (allowed && !chiptab_strv_has((char *const *)allowed, (*out)[i]))) {
 			diag_error(d, file, v->line, v->col, "'%s' in %s: '%s' is not allowed%s", key,
 				   what, (*out)[i], allowed ? " (triton, mosaic-gpu)" : "");
 			return -1;
 		}
-	if (required && n == 0) {
-		diag_error(d, file, v->line, v->col, "'%s' in %s must not be empty", key, what);
-		return -1;
-	}
 	return 0;
 }
 
@@ -179,16 +158,16 @@ parse_numbers(struct gpu *g, const struct ynode *m, const char *what, const char
 {
 	int err = 0;
 
-	err |= want_int(m, "sms", true, 4096, &g->sms, file, what, d);
-	err |= want_int(m, "warp_size", true, 128, &g->warp_size, file, what, d);
+	err |= chiptab_want_int(m, "sms", true, 1, 4096, &g->sms, file, what, d);
+	err |= chiptab_want_int(m, "warp_size", true, 1, 128, &g->warp_size, file, what, d);
 	err |= chiptab_want_bytes(m, "smem_per_block_bytes", true, &g->smem_block, file, what, d);
 	err |= chiptab_want_bytes(m, "smem_per_block_optin_bytes", true, &g->smem_block_optin, file, what, d);
 	err |= chiptab_want_bytes(m, "smem_per_sm_bytes", true, &g->smem_sm, file, what, d);
 	err |= chiptab_want_bytes(m, "registers_per_sm", true, &g->regs_sm, file, what, d);
 	err |= chiptab_want_bytes(m, "registers_per_block", true, &g->regs_block, file, what, d);
-	err |= want_int(m, "max_registers_per_thread", false, 4096, &g->max_regs_thread, file,
-			what, d);
-	err |= want_int(m, "tmem_columns", false, 65536, &g->tmem_columns, file, what, d);
+	err |= chiptab_want_int(m, "max_registers_per_thread", false, 1, 4096, &g->max_regs_thread,
+				file, what, d);
+	err |= chiptab_want_int(m, "tmem_columns", false, 1, 65536, &g->tmem_columns, file, what, d);
 	err |= chiptab_want_bytes(m, "l2_bytes", false, &g->l2_bytes, file, what, d);
 	err |= chiptab_want_bytes(m, "memory_bytes", false, &g->memory_bytes, file, what, d);
 	if (g->smem_block && g->smem_block_optin && g->smem_block_optin < g->smem_block) {
@@ -199,9 +178,10 @@ parse_numbers(struct gpu *g, const struct ynode *m, const char *what, const char
 	return err ? -1 : 0;
 }
 
-static struct gpu *
-parse_gpu(const struct chiptab *t, const struct ynode *m, const char *what, const char *file,
-	  struct diag *d)
+/* A chiptab_add_fn: the GPU goes into t only when it has no errors. */
+static int
+add_gpu(struct chiptab *t, const struct ynode *m, const char *what, const char *file,
+	struct diag *d)
 {
 	struct gpu *g = xcalloc(1, sizeof(*g));
 	const char *name = NULL, *arch = NULL, *cc = NULL, *note = NULL;
@@ -234,56 +214,22 @@ parse_gpu(const struct chiptab *t, const struct ynode *m, const char *what, cons
 		err = -1;
 	if (err) {
 		gpu_free(g);
-		return NULL;
+		return -1;
 	}
-	return g;
+	XGROW(t->gpus, t->alloc_gpus, t->ngpus + 1);
+	t->gpus[t->ngpus++] = g;
+	return 0;
 }
 
 int
 gputab_parse(struct chiptab **out, const struct ynode *seq, const char *file, struct diag *d)
 {
-	struct chiptab *t = *out;
-	int ret = 0;
-
 	if (!seq)
 		return 0;
-	if (seq->kind != YNODE_SEQ) {
-		diag_error(d, file, seq->line, seq->col, "'gpus' must be a list, not %s",
-			   ynode_kind_name(seq->kind));
-		return -1;
-	}
-	if (!t)
-		t = *out = xcalloc(1, sizeof(*t));
-	for (size_t i = 0; i < seq->n; i++) {
-		const struct ynode *m = seq->items[i], *nm;
-		struct gpu *g;
-		char what[128];
-
-		if (m->kind != YNODE_MAP) {
-			diag_error(d, file, m->line, m->col, "gpus[%zu] must be a mapping, not %s", i,
-				   ynode_kind_name(m->kind));
-			ret = -1;
-			continue;
-		}
-		nm = ynode_get(m, "name");
-		if (nm && nm->kind == YNODE_SCALAR && nm->len)
-			snprintf(what, sizeof(what), "gpu '%s'", nm->str);
-		else
-			snprintf(what, sizeof(what), "gpus[%zu]", i);
-		if (!(g = parse_gpu(t, m, what, file, d))) {
-			ret = -1;
-			continue;
-		}
-		XGROW(t->gpus, t->alloc_gpus, t->ngpus + 1);
-		t->gpus[t->ngpus++] = g;
-	}
-	return ret;
+	return chiptab_parse_each(out, seq, "gpus", "gpu", add_gpu, file, d);
 }
 
 /* ---- lookups ---- */
-
-
-/* Length of needle if it occurs in s at word boundaries (case-insensitive), else 0. */
 
 const struct gpu *
 chiptab_find_gpu(const struct chiptab *t, const char *s)
@@ -294,17 +240,16 @@ chiptab_find_gpu(const struct chiptab *t, const char *s)
 	if (!t || !s)
 		return NULL;
 	for (size_t i = 0; i < t->ngpus; i++)
-		if (strcasecmp(t->gpus[i]->name, s) == 0 || chiptab_strv_has(t->gpus[i]->aliases, s))
+		if (chiptab_is_named(t->gpus[i]->name, t->gpus[i]->aliases, s))
 			return t->gpus[i];
-	for (size_t i = 0; i < t->ngpus; i++)
-		for (char **k = t->gpus[i]->device_kinds; *k; k++) {
-			size_t len = chiptab_find_word(s, *k);
+	for (size_t i = 0; i < t->ngpus; i++) {
+		size_t len = chiptab_kind_len(t->gpus[i]->device_kinds, s);
 
-			if (len > best_len) {
-				best_len = len;
-				best = t->gpus[i];
-			}
+		if (len > best_len) {
+			best_len = len;
+			best = t->gpus[i];
 		}
+	}
 	return best;
 }
 

@@ -34,27 +34,82 @@
 
 /* --- the ruleset --- */
 
+/*
+ * Each record's fields in cache order (pt/rules_cache_io.h); enums, counts
+ * and nested records follow them, written and read by hand.
+ */
+static const struct cache_field pattern_fields[] = {
+	CF_NEED(struct pattern, src), CF_INT(struct pattern, line), CF_INT(struct pattern, col),
+	CF_STRV(struct pattern, lits),
+};
+static const struct cache_field rule_fields[] = {
+	CF_NEED(struct rule, id), CF_STR(struct rule, subkind), CF_INT(struct rule, weight),
+	CF_STRV(struct rule, literals), CF_NEED(struct rule, message), CF_STR(struct rule, explain),
+	CF_STRV(struct rule, links), CF_NEED(struct rule, file), CF_INT(struct rule, line),
+	CF_STR(struct rule, origin), CF_STRV(struct rule, requires), CF_STRV(struct rule, excludes),
+};
+static const struct cache_field rung_fields[] = {
+	CF_NEED(struct rung, id), CF_STR(struct rung, family), CF_NEED(struct rung, action),
+	CF_STR(struct rung, change), CF_STR(struct rung, fallback), CF_NEED(struct rung, expect),
+	CF_STRV(struct rung, requires), CF_STRV(struct rung, unless), CF_STRV(struct rung, subkinds),
+	CF_STRV(struct rung, flags), CF_STRV(struct rung, backends), CF_STR(struct rung, file),
+	CF_INT(struct rung, line), CF_INT(struct rung, col),
+};
+/* Contexts without their examples: `rules test` reads the files. */
+static const struct cache_field context_fields[] = {
+	CF_NEED(struct context_def, id), CF_NEED(struct context_def, summary),
+	CF_STR(struct context_def, missing), CF_INT(struct context_def, threshold),
+	CF_STRV(struct context_def, requires), CF_STRV(struct context_def, excludes),
+	CF_STRV(struct context_def, implied_by), CF_STRV(struct context_def, sets),
+	CF_NEED(struct context_def, file), CF_INT(struct context_def, line),
+};
+static const struct cache_field policy_fields[] = {
+	CF_STR(struct confidence_policy, kernel_context),
+	CF_INT(struct confidence_policy, without_context_max),
+	CF_INT(struct confidence_policy, fallback_max),
+};
+static const struct cache_field class_fields[] = {
+	CF_STR(struct class_def, title), CF_STR(struct class_def, summary),
+	CF_STR(struct class_def, interpret), CF_STR(struct class_def, interpret_note),
+	CF_STR(struct class_def, gpu_interpret_note), CF_STR(struct class_def, explain),
+	CF_STRV(struct class_def, next_steps),
+};
+static const struct cache_field flag_fields[] = {
+	CF_STR(struct flag_def, id), CF_STR(struct flag_def, snippet), CF_STR(struct flag_def, why),
+	CF_STR(struct flag_def, file), CF_INT(struct flag_def, line), CF_INT(struct flag_def, col),
+};
+static const struct cache_field code_fields[] = {
+	CF_STR(struct code_def, code), CF_STR(struct code_def, name),
+	CF_STR(struct code_def, summary), CF_STR(struct code_def, link),
+};
+static const struct cache_field fact_fields[] = {
+	CF_NEED(struct fact_def, id), CF_NEED(struct fact_def, sets), CF_STR(struct fact_def, file),
+	CF_STRV(struct fact_def, examples),
+};
+static const struct cache_record pattern_rec = CACHE_RECORD(struct pattern, pattern_fields);
+static const struct cache_record rule_rec = CACHE_RECORD(struct rule, rule_fields);
+static const struct cache_record rung_rec = CACHE_RECORD(struct rung, rung_fields);
+static const struct cache_record context_rec = CACHE_RECORD(struct context_def, context_fields);
+static const struct cache_record policy_rec = CACHE_RECORD(struct confidence_policy, policy_fields);
+static const struct cache_record class_rec = CACHE_RECORD(struct class_def, class_fields);
+static const struct cache_record flag_rec = CACHE_RECORD(struct flag_def, flag_fields);
+static const struct cache_record code_rec = CACHE_RECORD(struct code_def, code_fields);
+static const struct cache_record fact_rec = CACHE_RECORD(struct fact_def, fact_fields);
+
 static void
 put_pattern(struct buf *b, const struct pattern *p)
 {
-	cache_put_str(b, p->src);
+	cache_put_record(b, &pattern_rec, p);
 	cache_put_u32(b, p->role);
-	cache_put_u32(b, (uint32_t)p->line);
-	cache_put_u32(b, (uint32_t)p->col);
-	cache_put_strv(b, p->lits);
 }
 
 static struct pattern *
 get_pattern(struct cache_rd *r)
 {
-	struct pattern *p = xcalloc(1, sizeof(*p));
+	struct pattern *p = cache_get_new(r, &pattern_rec);
 
-	p->src = cache_get_str(r);
 	p->role = (enum pat_role)cache_get_u32(r);
-	p->line = (int)cache_get_u32(r);
-	p->col = (int)cache_get_u32(r);
-	p->lits = cache_get_strv(r);
-	if (!p->src || p->role > PAT_NONE)
+	if (p->role > PAT_NONE)
 		r->bad = true;
 	return p;
 }
@@ -62,48 +117,26 @@ get_pattern(struct cache_rd *r)
 static void
 put_rule(struct buf *b, const struct rule *ru)
 {
-	cache_put_str(b, ru->id);
+	cache_put_record(b, &rule_rec, ru);
 	cache_put_u32(b, ru->cls);
-	cache_put_str(b, ru->subkind);
 	cache_put_u32(b, ru->stage);
-	cache_put_u32(b, (uint32_t)ru->weight);
 	cache_put_u32(b, ru->overrides);
-	cache_put_strv(b, ru->literals);
-	cache_put_str(b, ru->message);
-	cache_put_str(b, ru->explain);
-	cache_put_strv(b, ru->links);
-	cache_put_str(b, ru->file);
-	cache_put_u32(b, (uint32_t)ru->line);
-	cache_put_str(b, ru->origin);
 	cache_put_u32(b, ru->tier);
-	cache_put_strv(b, ru->requires);
-	cache_put_strv(b, ru->excludes);
 	cache_put_u32(b, (uint32_t)ru->npats);
 	for (size_t i = 0; i < ru->npats; i++)
 		put_pattern(b, ru->pats[i]);
 }
 
 static struct rule *
-get_rule(struct cache_rd *r)
+get_rule(struct cache_rd *r, size_t index)
 {
-	struct rule *ru = xcalloc(1, sizeof(*ru));
+	struct rule *ru = cache_get_new(r, &rule_rec);
 
-	ru->id = cache_get_str(r);
+	ru->index = index;
 	ru->cls = (enum pt_class)cache_get_u32(r);
-	ru->subkind = cache_get_str(r);
 	ru->stage = (enum stage)cache_get_u32(r);
-	ru->weight = (int)cache_get_u32(r);
 	ru->overrides = cache_get_u32(r) != 0;
-	ru->literals = cache_get_strv(r);
-	ru->message = cache_get_str(r);
-	ru->explain = cache_get_str(r);
-	ru->links = cache_get_strv(r);
-	ru->file = cache_get_str(r);
-	ru->line = (int)cache_get_u32(r);
-	ru->origin = cache_get_str(r);
 	ru->tier = (enum rule_tier)cache_get_u32(r);
-	ru->requires = cache_get_strv(r);
-	ru->excludes = cache_get_strv(r);
 	ru->npats = cache_get_count(r, 20);
 	ru->pats = xcalloc(ru->npats + 1, sizeof(*ru->pats));
 	for (size_t i = 0; i < ru->npats && !r->bad; i++) {
@@ -114,53 +147,11 @@ get_rule(struct cache_rd *r)
 		ru->nall += p->role == PAT_ALL;
 		ru->nnone += p->role == PAT_NONE;
 	}
-	if (!ru->id || !ru->message || !ru->file || ru->cls >= CLASS_COUNT || ru->tier > TIER_OBSERVED)
+	if (ru->cls >= CLASS_COUNT || ru->tier > TIER_OBSERVED)
 		r->bad = true;
 	return ru;
 }
 
-static void
-put_rung(struct buf *b, const struct rung *g)
-{
-	cache_put_str(b, g->id);
-	cache_put_str(b, g->family);
-	cache_put_str(b, g->action);
-	cache_put_str(b, g->change);
-	cache_put_str(b, g->fallback);
-	cache_put_str(b, g->expect);
-	cache_put_strv(b, g->requires);
-	cache_put_strv(b, g->unless);
-	cache_put_strv(b, g->subkinds);
-	cache_put_strv(b, g->flags);
-	cache_put_strv(b, g->backends);
-	cache_put_str(b, g->file);
-	cache_put_u32(b, (uint32_t)g->line);
-	cache_put_u32(b, (uint32_t)g->col);
-}
-
-static void
-get_rung(struct cache_rd *r, struct rung *g, size_t index)
-{
-	g->index = index;
-	g->id = cache_get_str(r);
-	g->family = cache_get_str(r);
-	g->action = cache_get_str(r);
-	g->change = cache_get_str(r);
-	g->fallback = cache_get_str(r);
-	g->expect = cache_get_str(r);
-	g->requires = cache_get_strv(r);
-	g->unless = cache_get_strv(r);
-	g->subkinds = cache_get_strv(r);
-	g->flags = cache_get_strv(r);
-	g->backends = cache_get_strv(r);
-	g->file = cache_get_str(r);
-	g->line = (int)cache_get_u32(r);
-	g->col = (int)cache_get_u32(r);
-	if (!g->id || !g->action || !g->expect)
-		r->bad = true;
-}
-
-/* Contexts without their examples: `rules test` reads the files. */
 static void
 put_contexts(struct buf *b, const struct ruleset *rs)
 {
@@ -168,41 +159,21 @@ put_contexts(struct buf *b, const struct ruleset *rs)
 	for (size_t i = 0; i < rs->ncontexts; i++) {
 		const struct context_def *cx = &rs->contexts[i];
 
-		cache_put_str(b, cx->id);
-		cache_put_str(b, cx->summary);
-		cache_put_str(b, cx->missing);
-		cache_put_u32(b, (uint32_t)cx->threshold);
-		cache_put_strv(b, cx->requires);
-		cache_put_strv(b, cx->excludes);
-		cache_put_strv(b, cx->implied_by);
-		cache_put_strv(b, cx->sets);
-		cache_put_str(b, cx->file);
-		cache_put_u32(b, (uint32_t)cx->line);
+		cache_put_record(b, &context_rec, cx);
 		cache_put_u32(b, (uint32_t)cx->npats);
 		for (size_t k = 0; k < cx->npats; k++) {
 			cache_put_u32(b, (uint32_t)cx->weights[k]);
 			put_pattern(b, cx->pats[k]);
 		}
 	}
-	cache_put_str(b, rs->policy.kernel_context);
-	cache_put_u32(b, (uint32_t)rs->policy.without_context_max);
-	cache_put_u32(b, (uint32_t)rs->policy.fallback_max);
+	cache_put_record(b, &policy_rec, &rs->policy);
 }
 
 static void
 get_context(struct cache_rd *r, struct context_def *cx, size_t index)
 {
+	cache_get_record(r, &context_rec, cx);
 	cx->index = index;
-	cx->id = cache_get_str(r);
-	cx->summary = cache_get_str(r);
-	cx->missing = cache_get_str(r);
-	cx->threshold = (int)cache_get_u32(r);
-	cx->requires = cache_get_strv(r);
-	cx->excludes = cache_get_strv(r);
-	cx->implied_by = cache_get_strv(r);
-	cx->sets = cache_get_strv(r);
-	cx->file = cache_get_str(r);
-	cx->line = (int)cache_get_u32(r);
 	cx->npats = cache_get_count(r, 24);
 	cx->pats = xcalloc(cx->npats + 1, sizeof(*cx->pats));
 	cx->weights = xcalloc(cx->npats + 1, sizeof(*cx->weights));
@@ -212,7 +183,7 @@ get_context(struct cache_rd *r, struct context_def *cx, size_t index)
 		if (cx->weights[k] < 1 || cx->weights[k] > 100)
 			r->bad = true;
 	}
-	if (!cx->id || !cx->summary || !cx->file || cx->threshold < 1 || cx->threshold > 100)
+	if (cx->threshold < 1 || cx->threshold > 100)
 		r->bad = true;
 }
 
@@ -223,53 +194,32 @@ get_contexts(struct cache_rd *r, struct ruleset *rs)
 	rs->contexts = xcalloc(rs->ncontexts + 1, sizeof(*rs->contexts));
 	for (size_t i = 0; i < rs->ncontexts && !r->bad; i++)
 		get_context(r, &rs->contexts[i], i);
-	rs->policy.kernel_context = cache_get_str(r);
-	rs->policy.without_context_max = (int)cache_get_u32(r);
-	rs->policy.fallback_max = (int)cache_get_u32(r);
+	cache_get_record(r, &policy_rec, &rs->policy);
 }
 
 static void
 put_sections(struct buf *b, const struct ruleset *rs)
 {
 	for (int c = 0; c < CLASS_COUNT; c++) {
-		const struct class_def *cd = &rs->classes[c];
 		const struct ladder *l = &rs->ladders[c];
 
 		cache_put_u32(b, rs->have_class[c]);
-		cache_put_str(b, cd->title);
-		cache_put_str(b, cd->summary);
-		cache_put_str(b, cd->interpret);
-		cache_put_str(b, cd->interpret_note);
-		cache_put_str(b, cd->gpu_interpret_note);
-		cache_put_str(b, cd->explain);
-		cache_put_strv(b, cd->next_steps);
+		cache_put_record(b, &class_rec, &rs->classes[c]);
 		cache_put_u32(b, (uint32_t)l->nrungs);
 		for (size_t i = 0; i < l->nrungs; i++)
-			put_rung(b, &l->rungs[i]);
+			cache_put_record(b, &rung_rec, &l->rungs[i]);
 	}
 	cache_put_u32(b, (uint32_t)rs->nflags);
-	for (size_t i = 0; i < rs->nflags; i++) {
-		cache_put_str(b, rs->flags[i].id);
-		cache_put_str(b, rs->flags[i].snippet);
-		cache_put_str(b, rs->flags[i].why);
-		cache_put_str(b, rs->flags[i].file);
-		cache_put_u32(b, (uint32_t)rs->flags[i].line);
-		cache_put_u32(b, (uint32_t)rs->flags[i].col);
-	}
+	for (size_t i = 0; i < rs->nflags; i++)
+		cache_put_record(b, &flag_rec, &rs->flags[i]);
 	cache_put_u32(b, (uint32_t)rs->ncodes);
 	for (size_t i = 0; i < rs->ncodes; i++) {
-		cache_put_str(b, rs->codes[i].code);
-		cache_put_str(b, rs->codes[i].name);
-		cache_put_str(b, rs->codes[i].summary);
-		cache_put_str(b, rs->codes[i].link);
+		cache_put_record(b, &code_rec, &rs->codes[i]);
 		cache_put_u32(b, rs->codes[i].cls);
 	}
 	cache_put_u32(b, (uint32_t)rs->nfacts);
 	for (size_t i = 0; i < rs->nfacts; i++) {
-		cache_put_str(b, rs->facts[i].id);
-		cache_put_str(b, rs->facts[i].sets);
-		cache_put_str(b, rs->facts[i].file);
-		cache_put_strv(b, rs->facts[i].examples);
+		cache_put_record(b, &fact_rec, &rs->facts[i]);
 		put_pattern(b, rs->facts[i].pat);
 	}
 	put_contexts(b, rs);
@@ -282,57 +232,35 @@ static void
 get_sections(struct cache_rd *r, struct ruleset *rs)
 {
 	for (int c = 0; c < CLASS_COUNT && !r->bad; c++) {
-		struct class_def *cd = &rs->classes[c];
 		struct ladder *l = &rs->ladders[c];
 
 		rs->have_class[c] = cache_get_u32(r) != 0;
-		cd->title = cache_get_str(r);
-		cd->summary = cache_get_str(r);
-		cd->interpret = cache_get_str(r);
-		cd->interpret_note = cache_get_str(r);
-		cd->gpu_interpret_note = cache_get_str(r);
-		cd->explain = cache_get_str(r);
-		cd->next_steps = cache_get_strv(r);
+		cache_get_record(r, &class_rec, &rs->classes[c]);
 		l->nrungs = cache_get_count(r, 36);
 		l->rungs = xcalloc(l->nrungs + 1, sizeof(*l->rungs));
-		for (size_t i = 0; i < l->nrungs && !r->bad; i++)
-			get_rung(r, &l->rungs[i], i);
+		for (size_t i = 0; i < l->nrungs && !r->bad; i++) {
+			cache_get_record(r, &rung_rec, &l->rungs[i]);
+			l->rungs[i].index = i;
+		}
 	}
 	rs->nflags = rs->alloc_flags = cache_get_count(r, 12);
 	rs->flags = xcalloc(rs->nflags + 1, sizeof(*rs->flags));
-	for (size_t i = 0; i < rs->nflags && !r->bad; i++) {
-		rs->flags[i].id = cache_get_str(r);
-		rs->flags[i].snippet = cache_get_str(r);
-		rs->flags[i].why = cache_get_str(r);
-		rs->flags[i].file = cache_get_str(r);
-		rs->flags[i].line = (int)cache_get_u32(r);
-		rs->flags[i].col = (int)cache_get_u32(r);
-	}
+	for (size_t i = 0; i < rs->nflags && !r->bad; i++)
+		cache_get_record(r, &flag_rec, &rs->flags[i]);
 	rs->ncodes = rs->alloc_codes = cache_get_count(r, 20);
 	rs->codes = xcalloc(rs->ncodes + 1, sizeof(*rs->codes));
 	for (size_t i = 0; i < rs->ncodes && !r->bad; i++) {
-		rs->codes[i].code = cache_get_str(r);
-		rs->codes[i].name = cache_get_str(r);
-		rs->codes[i].summary = cache_get_str(r);
-		rs->codes[i].link = cache_get_str(r);
+		cache_get_record(r, &code_rec, &rs->codes[i]);
 		rs->codes[i].cls = (enum pt_class)cache_get_u32(r);
 	}
 	rs->nfacts = rs->alloc_facts = cache_get_count(r, 32);
 	rs->facts = xcalloc(rs->nfacts + 1, sizeof(*rs->facts));
 	for (size_t i = 0; i < rs->nfacts && !r->bad; i++) {
-		rs->facts[i].id = cache_get_str(r);
-		rs->facts[i].sets = cache_get_str(r);
-		rs->facts[i].file = cache_get_str(r);
-		rs->facts[i].examples = cache_get_strv(r);
+		cache_get_record(r, &fact_rec, &rs->facts[i]);
 		rs->facts[i].pat = get_pattern(r);
-		if (!rs->facts[i].id || !rs->facts[i].sets)
-			r->bad = true;
 	}
 	get_contexts(r, rs);
-	rs->alloc_files = cache_get_count(r, 4);
-	rs->files = xcalloc(rs->alloc_files + 1, sizeof(*rs->files));
-	for (; rs->nfiles < rs->alloc_files && !r->bad; rs->nfiles++)
-		rs->files[rs->nfiles] = cache_get_str(r);
+	CACHE_GET_TABLE(r, 4, rs->files, rs->nfiles, rs->alloc_files, cache_get_str(r));
 }
 
 /* --- the compiled patterns --- */
@@ -473,7 +401,6 @@ rules_cache_load(const char *key)
 	struct cache_rd r;
 	char *stored = NULL;
 	struct code_blob code = { 0, 0, NULL };
-	uint32_t n;
 
 	if (!(path = cache_path(key, &dir)))
 		return NULL;
@@ -494,13 +421,7 @@ rules_cache_load(const char *key)
 		goto miss;
 	rs = ruleset_new();
 	rs->from_cache = true;
-	n = cache_get_count(&r, 64);
-	rs->rules = xcalloc((size_t)n + 1, sizeof(*rs->rules));
-	rs->alloc_rules = n;
-	for (; rs->nrules < n && !r.bad; rs->nrules++) {
-		rs->rules[rs->nrules] = get_rule(&r);
-		rs->rules[rs->nrules]->index = rs->nrules;
-	}
+	CACHE_GET_TABLE(&r, 64, rs->rules, rs->nrules, rs->alloc_rules, get_rule(&r, rs->nrules));
 	get_sections(&r, rs);
 	rs->chips = cache_get_chips(&r);
 	rs->api = cache_get_api(&r);

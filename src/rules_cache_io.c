@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The rules cache's encoding (pt/rules_cache_io.h): length-prefixed
- * fields, a reader that checks every length against what is left, and the
- * chip and JAX API tables. The ruleset itself is in rules_cache.c.
+ * fields, a reader that checks every length against what is left, records
+ * written and read by one table of their fields, and the chip and JAX API
+ * tables. The ruleset itself is in rules_cache.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,18 +58,24 @@ cache_put_strv(struct buf *b, char *const *v)
 
 /* --- reading --- */
 
+/* n bytes into out (which the caller zeroed), unless fewer are left: then the file is bad. */
+static void
+get_raw(struct cache_rd *r, void *out, size_t n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return;
+	}
+	memcpy(out, r->p, n);
+	r->p += n;
+}
 
 uint32_t
 cache_get_u32(struct cache_rd *r)
 {
 	uint32_t v = 0;
 
-	if (r->bad || (size_t)(r->end - r->p) < sizeof(v)) {
-		r->bad = true;
-		return 0;
-	}
-	memcpy(&v, r->p, sizeof(v));
-	r->p += sizeof(v);
+	get_raw(r, &v, sizeof(v));
 	return v;
 }
 
@@ -77,12 +84,7 @@ cache_get_u64(struct cache_rd *r)
 {
 	uint64_t v = 0;
 
-	if (r->bad || (size_t)(r->end - r->p) < sizeof(v)) {
-		r->bad = true;
-		return 0;
-	}
-	memcpy(&v, r->p, sizeof(v));
-	r->p += sizeof(v);
+	get_raw(r, &v, sizeof(v));
 	return v;
 }
 
@@ -144,201 +146,6 @@ cache_get_strv_nonnull(struct cache_rd *r)
 }
 
 static void
-put_chip(struct buf *b, const struct chip *c)
-{
-	cache_put_str(b, c->name);
-	cache_put_strv(b, c->aliases);
-	cache_put_strv(b, c->device_kinds);
-	cache_put_u32(b, (uint32_t)c->generation);
-	cache_put_u32(b, (uint32_t)c->cores_per_chip);
-	cache_put_u64(b, c->vmem_bytes);
-	cache_put_u64(b, c->smem_bytes);
-	cache_put_u32(b, (uint32_t)c->sublanes);
-	cache_put_u32(b, (uint32_t)c->lanes);
-	cache_put_u64(b, c->scoped_default_bytes);
-	cache_put_u64(b, c->internal_scratch_bytes);
-	for (int i = 0; i < CHIP_NWIDTHS; i++)
-		cache_put_u32(b, (uint32_t)c->tiling[i]);
-	cache_put_u32(b, (uint32_t)c->tiling_x16_flag);
-	cache_put_u32(b, (uint32_t)c->nmatmul);
-	for (size_t i = 0; i < c->nmatmul; i++) {
-		cache_put_strv(b, c->matmul[i].lhs);
-		cache_put_strv(b, c->matmul[i].rhs);
-		cache_put_str(b, c->matmul[i].note);
-	}
-	cache_put_u32(b, (uint32_t)c->ndisputes);
-	for (size_t i = 0; i < c->ndisputes; i++) {
-		cache_put_str(b, c->disputes[i].field);
-		cache_put_u64(b, c->disputes[i].value);
-		cache_put_str(b, c->disputes[i].source);
-	}
-	cache_put_str(b, c->note);
-	cache_put_str(b, c->file);
-	cache_put_u32(b, (uint32_t)c->line);
-}
-
-static struct chip *
-get_chip(struct cache_rd *r)
-{
-	struct chip *c = xcalloc(1, sizeof(*c));
-
-	c->name = cache_get_str(r);
-	c->aliases = cache_get_strv_nonnull(r);
-	c->device_kinds = cache_get_strv_nonnull(r);
-	c->generation = (int)cache_get_u32(r);
-	c->cores_per_chip = (int)cache_get_u32(r);
-	c->vmem_bytes = cache_get_u64(r);
-	c->smem_bytes = cache_get_u64(r);
-	c->sublanes = (int)cache_get_u32(r);
-	c->lanes = (int)cache_get_u32(r);
-	c->scoped_default_bytes = cache_get_u64(r);
-	c->internal_scratch_bytes = cache_get_u64(r);
-	for (int i = 0; i < CHIP_NWIDTHS; i++)
-		c->tiling[i] = (int)cache_get_u32(r);
-	c->tiling_x16_flag = (int)cache_get_u32(r);
-	c->nmatmul = cache_get_count(r, 12);
-	c->matmul = xcalloc(c->nmatmul + 1, sizeof(*c->matmul));
-	for (size_t i = 0; i < c->nmatmul && !r->bad; i++) {
-		c->matmul[i].lhs = cache_get_strv_nonnull(r);
-		c->matmul[i].rhs = cache_get_strv_nonnull(r);
-		c->matmul[i].note = cache_get_str(r);
-	}
-	c->ndisputes = cache_get_count(r, 16);
-	c->disputes = xcalloc(c->ndisputes + 1, sizeof(*c->disputes));
-	for (size_t i = 0; i < c->ndisputes && !r->bad; i++) {
-		c->disputes[i].field = cache_get_str(r);
-		c->disputes[i].value = cache_get_u64(r);
-		c->disputes[i].source = cache_get_str(r);
-	}
-	c->note = cache_get_str(r);
-	c->file = cache_get_str(r);
-	c->line = (int)cache_get_u32(r);
-	if (!c->name || !c->file)
-		r->bad = true;
-	return c;
-}
-
-/* A GPU's numbers and strings, in cache order: one list for both directions. */
-#define GPU_NUMBERS(g) { &(g)->smem_block, &(g)->smem_block_optin, &(g)->smem_sm, \
-			 &(g)->regs_sm, &(g)->regs_block, &(g)->l2_bytes, &(g)->memory_bytes }
-#define GPU_INTS(g) { &(g)->sms, &(g)->warp_size, &(g)->max_regs_thread, &(g)->tmem_columns }
-#define GPU_STRS(g) { &(g)->name, &(g)->vendor, &(g)->arch, &(g)->compute_capability, \
-		      &(g)->mma, &(g)->note, &(g)->file }
-#define GPU_STRVS(g) { &(g)->aliases, &(g)->device_kinds, &(g)->backends }
-
-static void
-put_gpu(struct buf *b, struct gpu *g)
-{
-	unsigned long long *nums[] = GPU_NUMBERS(g);
-	int *ints[] = GPU_INTS(g);
-	char **strs[] = GPU_STRS(g);
-	char ***strvs[] = GPU_STRVS(g);
-
-	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
-		cache_put_u64(b, *nums[i]);
-	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
-		cache_put_u32(b, (uint32_t)*ints[i]);
-	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
-		cache_put_str(b, *strs[i]);
-	for (size_t i = 0; i < ARRAY_SIZE(strvs); i++)
-		cache_put_strv(b, *strvs[i]);
-	cache_put_u32(b, (uint32_t)g->line);
-}
-
-static struct gpu *
-get_gpu(struct cache_rd *r)
-{
-	struct gpu *g = xcalloc(1, sizeof(*g));
-	unsigned long long *nums[] = GPU_NUMBERS(g);
-	int *ints[] = GPU_INTS(g);
-	char **strs[] = GPU_STRS(g);
-	char ***strvs[] = GPU_STRVS(g);
-
-	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
-		*nums[i] = cache_get_u64(r);
-	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
-		*ints[i] = (int)cache_get_u32(r);
-	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
-		*strs[i] = cache_get_str(r);
-	for (size_t i = 0; i < ARRAY_SIZE(strvs); i++)
-		*strvs[i] = cache_get_strv_nonnull(r);
-	g->line = (int)cache_get_u32(r);
-	if (!g->name || !g->vendor || !g->arch || !g->file)
-		r->bad = true;
-	return g;
-}
-
-void
-cache_put_chips(struct buf *b, const struct chiptab *t)
-{
-	if (!t) {
-		cache_put_u32(b, CACHE_NONE);
-		return;
-	}
-	cache_put_u32(b, (uint32_t)t->nchips);
-	for (size_t i = 0; i < t->nchips; i++)
-		put_chip(b, t->chips[i]);
-	cache_put_u32(b, (uint32_t)t->ndtypes);
-	for (size_t i = 0; i < t->ndtypes; i++) {
-		const struct dtype *dt = t->dtypes[i];
-
-		cache_put_str(b, dt->name);
-		cache_put_strv(b, dt->aliases);
-		cache_put_u32(b, (uint32_t)dt->bits);
-		cache_put_str(b, dt->unsupported);
-		cache_put_str(b, dt->note);
-		cache_put_str(b, dt->file);
-		cache_put_u32(b, (uint32_t)dt->line);
-	}
-	cache_put_u32(b, (uint32_t)t->ngpus);
-	for (size_t i = 0; i < t->ngpus; i++)
-		put_gpu(b, t->gpus[i]);
-}
-
-struct chiptab *
-cache_get_chips(struct cache_rd *r)
-{
-	uint32_t n = cache_get_u32(r);
-	struct chiptab *t;
-
-	if (r->bad || n == CACHE_NONE)
-		return NULL;
-	t = xcalloc(1, sizeof(*t));
-	if ((size_t)(r->end - r->p) / 64 < n) {
-		r->bad = true;
-		return t;
-	}
-	t->chips = xcalloc((size_t)n + 1, sizeof(*t->chips));
-	t->alloc_chips = n;
-	for (; t->nchips < n && !r->bad; t->nchips++)
-		t->chips[t->nchips] = get_chip(r);
-	n = cache_get_count(r, 24);
-	t->dtypes = xcalloc((size_t)n + 1, sizeof(*t->dtypes));
-	t->alloc_dtypes = n;
-	for (; t->ndtypes < n && !r->bad; t->ndtypes++) {
-		struct dtype *dt = t->dtypes[t->ndtypes] = xcalloc(1, sizeof(*dt));
-
-		dt->name = cache_get_str(r);
-		dt->aliases = cache_get_strv_nonnull(r);
-		dt->bits = (int)cache_get_u32(r);
-		dt->unsupported = cache_get_str(r);
-		dt->note = cache_get_str(r);
-		dt->file = cache_get_str(r);
-		dt->line = (int)cache_get_u32(r);
-		if (!dt->name)
-			r->bad = true;
-	}
-	n = cache_get_count(r, 64);
-	t->gpus = xcalloc((size_t)n + 1, sizeof(*t->gpus));
-	t->alloc_gpus = n;
-	for (; t->ngpus < n && !r->bad; t->ngpus++)
-		t->gpus[t->ngpus] = get_gpu(r);
-	return t;
-}
-
-/* --- the JAX API table --- */
-
-static void
 put_range(struct buf *b, const struct jaxrange *g)
 {
 	cache_put_str(b, g->set ? g->text : NULL);
@@ -355,79 +162,232 @@ get_range(struct cache_rd *r, struct jaxrange *g)
 	free(text);
 }
 
+/* --- records --- */
+
 void
-cache_put_api(struct buf *b, const struct jaxapi *t)
+cache_put_record(struct buf *b, const struct cache_record *rec, const void *p)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const void *at = (const char *)p + rec->fields[i].off;
+
+		switch (rec->fields[i].kind) {
+		case CACHE_INT:
+			cache_put_u32(b, (uint32_t)*(const int *)at);
+			break;
+		case CACHE_U64:
+			cache_put_u64(b, *(const unsigned long long *)at);
+			break;
+		case CACHE_STR:
+		case CACHE_NEED:
+			cache_put_str(b, *(char *const *)at);
+			break;
+		case CACHE_STRV:
+		case CACHE_LIST:
+			cache_put_strv(b, *(char **const *)at);
+			break;
+		case CACHE_RANGE:
+			put_range(b, at);
+			break;
+		}
+	}
+}
+
+void
+cache_get_record(struct cache_rd *r, const struct cache_record *rec, void *p)
+{
+	for (size_t i = 0; i < rec->nfields; i++) {
+		void *at = (char *)p + rec->fields[i].off;
+
+		switch (rec->fields[i].kind) {
+		case CACHE_INT:
+			*(int *)at = (int)cache_get_u32(r);
+			break;
+		case CACHE_U64:
+			*(unsigned long long *)at = cache_get_u64(r);
+			break;
+		case CACHE_STR:
+			*(char **)at = cache_get_str(r);
+			break;
+		case CACHE_NEED:
+			if (!(*(char **)at = cache_get_str(r)))
+				r->bad = true;
+			break;
+		case CACHE_STRV:
+			*(char ***)at = cache_get_strv(r);
+			break;
+		case CACHE_LIST:
+			*(char ***)at = cache_get_strv_nonnull(r);
+			break;
+		case CACHE_RANGE:
+			get_range(r, at);
+			break;
+		}
+	}
+}
+
+void *
+cache_get_new(struct cache_rd *r, const struct cache_record *rec)
+{
+	void *p = xcalloc(1, rec->size);
+
+	cache_get_record(r, rec, p);
+	return p;
+}
+
+/*
+ * An optional table (the chip or the API table) starts with its first
+ * count, or with CACHE_NONE in its place when the ruleset has none: false
+ * for none (or a bad file); otherwise the count is left to be read.
+ */
+static bool
+get_present(struct cache_rd *r)
+{
+	const char *at = r->p;
+	uint32_t n = cache_get_u32(r);
+
+	if (r->bad || n == CACHE_NONE)
+		return false;
+	r->p = at;
+	return true;
+}
+
+/* --- the chip table --- */
+
+static const struct cache_field chip_fields[] = {
+	CF_NEED(struct chip, name), CF_LIST(struct chip, aliases),
+	CF_LIST(struct chip, device_kinds), CF_INT(struct chip, generation),
+	CF_INT(struct chip, cores_per_chip), CF_U64(struct chip, vmem_bytes),
+	CF_U64(struct chip, smem_bytes), CF_INT(struct chip, sublanes), CF_INT(struct chip, lanes),
+	CF_U64(struct chip, scoped_default_bytes), CF_U64(struct chip, internal_scratch_bytes),
+	CF_INT(struct chip, tiling[0]), CF_INT(struct chip, tiling[1]),
+	CF_INT(struct chip, tiling[2]), CF_INT(struct chip, tiling[3]),
+	CF_INT(struct chip, tiling_x16_flag), CF_STR(struct chip, note), CF_NEED(struct chip, file),
+	CF_INT(struct chip, line),
+};
+_Static_assert(CHIP_NWIDTHS == 4, "chip_fields lists one tile per width");
+static const struct cache_field matmul_fields[] = {
+	CF_LIST(struct chip_matmul, lhs), CF_LIST(struct chip_matmul, rhs),
+	CF_STR(struct chip_matmul, note),
+};
+static const struct cache_field dispute_fields[] = {
+	CF_STR(struct chip_dispute, field), CF_U64(struct chip_dispute, value),
+	CF_STR(struct chip_dispute, source),
+};
+static const struct cache_field dtype_fields[] = {
+	CF_NEED(struct dtype, name), CF_LIST(struct dtype, aliases), CF_INT(struct dtype, bits),
+	CF_STR(struct dtype, unsupported), CF_STR(struct dtype, note), CF_STR(struct dtype, file),
+	CF_INT(struct dtype, line),
+};
+static const struct cache_field gpu_fields[] = {
+	CF_U64(struct gpu, smem_block), CF_U64(struct gpu, smem_block_optin),
+	CF_U64(struct gpu, smem_sm), CF_U64(struct gpu, regs_sm), CF_U64(struct gpu, regs_block),
+	CF_U64(struct gpu, l2_bytes), CF_U64(struct gpu, memory_bytes), CF_INT(struct gpu, sms),
+	CF_INT(struct gpu, warp_size), CF_INT(struct gpu, max_regs_thread),
+	CF_INT(struct gpu, tmem_columns), CF_NEED(struct gpu, name), CF_NEED(struct gpu, vendor),
+	CF_NEED(struct gpu, arch), CF_STR(struct gpu, compute_capability), CF_STR(struct gpu, mma),
+	CF_STR(struct gpu, note), CF_NEED(struct gpu, file), CF_LIST(struct gpu, aliases),
+	CF_LIST(struct gpu, device_kinds), CF_LIST(struct gpu, backends), CF_INT(struct gpu, line),
+};
+static const struct cache_record chip_rec = CACHE_RECORD(struct chip, chip_fields);
+static const struct cache_record matmul_rec = CACHE_RECORD(struct chip_matmul, matmul_fields);
+static const struct cache_record dispute_rec = CACHE_RECORD(struct chip_dispute, dispute_fields);
+static const struct cache_record dtype_rec = CACHE_RECORD(struct dtype, dtype_fields);
+static const struct cache_record gpu_rec = CACHE_RECORD(struct gpu, gpu_fields);
+
+static void
+put_chip(struct buf *b, const struct chip *c)
+{
+	cache_put_record(b, &chip_rec, c);
+	cache_put_u32(b, (uint32_t)c->nmatmul);
+	for (size_t i = 0; i < c->nmatmul; i++)
+		cache_put_record(b, &matmul_rec, &c->matmul[i]);
+	cache_put_u32(b, (uint32_t)c->ndisputes);
+	for (size_t i = 0; i < c->ndisputes; i++)
+		cache_put_record(b, &dispute_rec, &c->disputes[i]);
+}
+
+static struct chip *
+get_chip(struct cache_rd *r)
+{
+	struct chip *c = cache_get_new(r, &chip_rec);
+
+	c->nmatmul = cache_get_count(r, 12);
+	c->matmul = xcalloc(c->nmatmul + 1, sizeof(*c->matmul));
+	for (size_t i = 0; i < c->nmatmul && !r->bad; i++)
+		cache_get_record(r, &matmul_rec, &c->matmul[i]);
+	c->ndisputes = cache_get_count(r, 16);
+	c->disputes = xcalloc(c->ndisputes + 1, sizeof(*c->disputes));
+	for (size_t i = 0; i < c->ndisputes && !r->bad; i++)
+		cache_get_record(r, &dispute_rec, &c->disputes[i]);
+	return c;
+}
+
+void
+cache_put_chips(struct buf *b, const struct chiptab *t)
 {
 	if (!t) {
 		cache_put_u32(b, CACHE_NONE);
 		return;
 	}
-	cache_put_u32(b, (uint32_t)t->nnames);
-	for (size_t i = 0; i < t->nnames; i++) {
-		const struct api_name *n = t->names[i];
-
-		cache_put_str(b, n->name);
-		cache_put_str(b, n->render);
-		put_range(b, &n->since);
-		put_range(b, &n->removed);
-		cache_put_str(b, n->deprecated);
-		cache_put_str(b, n->replaced_by);
-		cache_put_str(b, n->source);
-		cache_put_str(b, n->note);
-		cache_put_str(b, n->file);
-		cache_put_u32(b, (uint32_t)n->line);
-		cache_put_u32(b, (uint32_t)n->col);
-	}
-	cache_put_u32(b, (uint32_t)t->ngaps);
-	for (size_t i = 0; i < t->ngaps; i++) {
-		const struct api_gap *g = t->gaps[i];
-
-		cache_put_str(b, g->id);
-		cache_put_str(b, g->what);
-		put_range(b, &g->closed_in);
-		cache_put_str(b, g->source);
-		cache_put_str(b, g->file);
-		cache_put_u32(b, (uint32_t)g->line);
-		cache_put_u32(b, (uint32_t)g->nwhen);
-		for (size_t k = 0; k < g->nwhen; k++) {
-			cache_put_str(b, g->when_names[k]);
-			cache_put_strv(b, g->when_values[k]);
-		}
-	}
+	cache_put_u32(b, (uint32_t)t->nchips);
+	for (size_t i = 0; i < t->nchips; i++)
+		put_chip(b, t->chips[i]);
+	cache_put_u32(b, (uint32_t)t->ndtypes);
+	for (size_t i = 0; i < t->ndtypes; i++)
+		cache_put_record(b, &dtype_rec, t->dtypes[i]);
+	cache_put_u32(b, (uint32_t)t->ngpus);
+	for (size_t i = 0; i < t->ngpus; i++)
+		cache_put_record(b, &gpu_rec, t->gpus[i]);
 }
 
-static struct api_name *
-get_api_name(struct cache_rd *r)
+struct chiptab *
+cache_get_chips(struct cache_rd *r)
 {
-	struct api_name *n = xcalloc(1, sizeof(*n));
+	struct chiptab *t;
 
-	n->name = cache_get_str(r);
-	n->render = cache_get_str(r);
-	get_range(r, &n->since);
-	get_range(r, &n->removed);
-	n->deprecated = cache_get_str(r);
-	n->replaced_by = cache_get_str(r);
-	n->source = cache_get_str(r);
-	n->note = cache_get_str(r);
-	n->file = cache_get_str(r);
-	n->line = (int)cache_get_u32(r);
-	n->col = (int)cache_get_u32(r);
-	if (!n->name || !n->source || !n->file)
-		r->bad = true;
-	return n;
+	if (!get_present(r))
+		return NULL;
+	t = xcalloc(1, sizeof(*t));
+	CACHE_GET_TABLE(r, 64, t->chips, t->nchips, t->alloc_chips, get_chip(r));
+	CACHE_GET_TABLE(r, 24, t->dtypes, t->ndtypes, t->alloc_dtypes, cache_get_new(r, &dtype_rec));
+	CACHE_GET_TABLE(r, 64, t->gpus, t->ngpus, t->alloc_gpus, cache_get_new(r, &gpu_rec));
+	return t;
+}
+
+/* --- the JAX API table --- */
+
+static const struct cache_field api_name_fields[] = {
+	CF_NEED(struct api_name, name), CF_STR(struct api_name, render),
+	CF_RANGE(struct api_name, since), CF_RANGE(struct api_name, removed),
+	CF_STR(struct api_name, deprecated), CF_STR(struct api_name, replaced_by),
+	CF_NEED(struct api_name, source), CF_STR(struct api_name, note),
+	CF_NEED(struct api_name, file), CF_INT(struct api_name, line), CF_INT(struct api_name, col),
+};
+static const struct cache_field api_gap_fields[] = {
+	CF_NEED(struct api_gap, id), CF_NEED(struct api_gap, what),
+	CF_RANGE(struct api_gap, closed_in), CF_NEED(struct api_gap, source),
+	CF_STR(struct api_gap, file), CF_INT(struct api_gap, line),
+};
+static const struct cache_record api_name_rec = CACHE_RECORD(struct api_name, api_name_fields);
+static const struct cache_record api_gap_rec = CACHE_RECORD(struct api_gap, api_gap_fields);
+
+/* The `when` pairs are two parallel lists, so they are written outside the table. */
+static void
+put_api_gap(struct buf *b, const struct api_gap *g)
+{
+	cache_put_record(b, &api_gap_rec, g);
+	cache_put_u32(b, (uint32_t)g->nwhen);
+	for (size_t k = 0; k < g->nwhen; k++) {
+		cache_put_str(b, g->when_names[k]);
+		cache_put_strv(b, g->when_values[k]);
+	}
 }
 
 static struct api_gap *
 get_api_gap(struct cache_rd *r)
 {
-	struct api_gap *g = xcalloc(1, sizeof(*g));
+	struct api_gap *g = cache_get_new(r, &api_gap_rec);
 
-	g->id = cache_get_str(r);
-	g->what = cache_get_str(r);
-	get_range(r, &g->closed_in);
-	g->source = cache_get_str(r);
-	g->file = cache_get_str(r);
-	g->line = (int)cache_get_u32(r);
 	g->nwhen = cache_get_count(r, 8);
 	g->when_names = xcalloc(g->nwhen + 1, sizeof(*g->when_names));
 	g->when_values = xcalloc(g->nwhen + 1, sizeof(*g->when_values));
@@ -437,32 +397,35 @@ get_api_gap(struct cache_rd *r)
 		if (!g->when_names[k])
 			r->bad = true;
 	}
-	if (!g->id || !g->what || !g->source || !g->closed_in.set)
+	if (!g->closed_in.set)
 		r->bad = true;
 	return g;
+}
+
+void
+cache_put_api(struct buf *b, const struct jaxapi *t)
+{
+	if (!t) {
+		cache_put_u32(b, CACHE_NONE);
+		return;
+	}
+	cache_put_u32(b, (uint32_t)t->nnames);
+	for (size_t i = 0; i < t->nnames; i++)
+		cache_put_record(b, &api_name_rec, t->names[i]);
+	cache_put_u32(b, (uint32_t)t->ngaps);
+	for (size_t i = 0; i < t->ngaps; i++)
+		put_api_gap(b, t->gaps[i]);
 }
 
 struct jaxapi *
 cache_get_api(struct cache_rd *r)
 {
-	uint32_t n = cache_get_u32(r);
 	struct jaxapi *t;
 
-	if (r->bad || n == CACHE_NONE)
+	if (!get_present(r))
 		return NULL;
 	t = xcalloc(1, sizeof(*t));
-	if ((size_t)(r->end - r->p) / 36 < n) {
-		r->bad = true;
-		return t;
-	}
-	t->names = xcalloc((size_t)n + 1, sizeof(*t->names));
-	t->alloc_names = n;
-	for (; t->nnames < n && !r->bad; t->nnames++)
-		t->names[t->nnames] = get_api_name(r);
-	n = cache_get_count(r, 28);
-	t->gaps = xcalloc((size_t)n + 1, sizeof(*t->gaps));
-	t->alloc_gaps = n;
-	for (; t->ngaps < n && !r->bad; t->ngaps++)
-		t->gaps[t->ngaps] = get_api_gap(r);
+	CACHE_GET_TABLE(r, 36, t->names, t->nnames, t->alloc_names, cache_get_new(r, &api_name_rec));
+	CACHE_GET_TABLE(r, 28, t->gaps, t->ngaps, t->alloc_gaps, get_api_gap(r));
 	return t;
 }

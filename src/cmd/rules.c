@@ -106,6 +106,15 @@ is_extra_rules(const struct ruleset *rs)
 	return false;
 }
 
+/* A load that failed before any diagnostic: say why and free rs. Returns NULL for the caller. */
+static struct ruleset *
+load_failed(struct ruleset *rs, const struct pt_err *err, int *rc)
+{
+	*rc = pt_report(err);
+	ruleset_free(rs);
+	return NULL;
+}
+
 /*
  * The rules in use (the located rules and the installed packs), then the
  * extra rules of dir on top, like a pack: a rule that replaces one of
@@ -118,18 +127,12 @@ load_on_top(const char *dir, struct pt_ctx *ctx, struct diag *d, char **base_out
 	struct ruleset *rs = ruleset_new();
 
 	if (!(*base_out = rules_locate(ctx->rules_dir, ctx->env.rules_dir, &err)) ||
-	    (ruleset_load_dir(rs, *base_out, NULL, d, &err) < 0 && !d->nerrors)) {
-		*rc = pt_report(&err);
-		ruleset_free(rs);
-		return NULL;
-	}
+	    (ruleset_load_dir(rs, *base_out, NULL, d, &err) < 0 && !d->nerrors))
+		return load_failed(rs, &err, rc);
 	if (!d->nerrors)
 		packs_load(rs, d);
-	if (!d->nerrors && ruleset_load_dir(rs, dir, dir, d, &err) < 0 && !d->nerrors) {
-		*rc = pt_report(&err);
-		ruleset_free(rs);
-		return NULL;
-	}
+	if (!d->nerrors && ruleset_load_dir(rs, dir, dir, d, &err) < 0 && !d->nerrors)
+		return load_failed(rs, &err, rc);
 	return rs;
 }
 
@@ -149,16 +152,8 @@ load_for_check(const char *dir_arg, struct pt_ctx *ctx, struct diag *d, char **d
 	*dir_out = dir;
 	*base_out = NULL;
 	*rc = 0;
-	if (!dir) {
-		*rc = pt_report(&err);
-		ruleset_free(rs);
-		return NULL;
-	}
-	if (ruleset_load_dir(rs, dir, NULL, d, &err) < 0 && !d->nerrors) {
-		*rc = pt_report(&err);
-		ruleset_free(rs);
-		return NULL;
-	}
+	if (!dir || (ruleset_load_dir(rs, dir, NULL, d, &err) < 0 && !d->nerrors))
+		return load_failed(rs, &err, rc);
 	if (dir_arg && !d->nerrors && is_extra_rules(rs)) {
 		ruleset_free(rs);
 		if (!(rs = load_on_top(dir, ctx, d, base_out, rc)))
@@ -181,72 +176,91 @@ count_rungs(const struct ruleset *rs)
 	return n;
 }
 
+/* What validate and test work on: see checked_load(). */
+struct checked {
+	struct diag d;              /* every problem found while loading */
+	struct ruleset *rs;
+	char *dir;                  /* DIR, or the located rules */
+	char *base;                 /* the rules in use under a DIR of extra rules, else NULL */
+};
+
+/*
+ * Parse validate's or test's arguments and load their rules into ck (see
+ * load_for_check()); checked_release() frees ck either way. Returns 0, or
+ * the exit status to return at once: help, a usage error, unreadable rules.
+ */
+static int
+checked_load(struct checked *ck, const struct cmd_entry *e, int argc, char **argv,
+	     struct pt_ctx *ctx)
+{
+	int rc;
+
+	*ck = (struct checked){ DIAG_INIT, NULL, NULL, NULL };
+	if ((rc = parse_plain(e, argc, argv, ctx)) != 0)
+		return rc;
+	ck->rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &ck->d, &ck->dir,
+				&ck->base, &rc);
+	return ck->rs ? 0 : rc;
+}
+
+static void
+checked_release(struct checked *ck)
+{
+	diag_release(&ck->d);
+	ruleset_free(ck->rs);
+	free(ck->dir);
+	free(ck->base);
+}
+
 static int
 rules_validate_run(int argc, char **argv, struct pt_ctx *ctx)
 {
-	struct diag d = DIAG_INIT;
-	struct ruleset *rs;
-	char *dir = NULL, *base = NULL;
+	struct checked ck;
+	struct diag *d = &ck.d;
 	int rc;
 
-	if ((rc = parse_plain(&rules_validate_entry, argc, argv, ctx)) != 0)
-		return rc;
-	if (!(rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &d, &dir, &base, &rc))) {
-		free(dir);
-		free(base);
-		return rc;
-	}
-	if (!d.nerrors)
-		rules_check_literals(rs, &d);
-	diag_print(&d, stderr);
-	if (d.nerrors)
-		printf("%s: %zu error%s, %zu warning%s\n", dir, d.nerrors, d.nerrors == 1 ? "" : "s",
-		       d.nwarnings, d.nwarnings == 1 ? "" : "s");
+	if ((rc = checked_load(&ck, &rules_validate_entry, argc, argv, ctx)) != 0)
+		goto out;
+	if (!d->nerrors)
+		rules_check_literals(ck.rs, d);
+	diag_print(d, stderr);
+	if (d->nerrors)
+		printf("%s: %zu error%s, %zu warning%s\n", ck.dir, d->nerrors,
+		       d->nerrors == 1 ? "" : "s", d->nwarnings, d->nwarnings == 1 ? "" : "s");
 	else
-		printf("%s: %zu rules, %zu rungs, %zu facts in %zu files: valid%s%s%s\n", dir,
-		       rs->nrules, count_rungs(rs), rs->nfacts, rs->nfiles,
-		       d.nwarnings ? " (with warnings)" : "", base ? "; extra rules on top of " : "",
-		       base ? base : "");
-	rc = d.nerrors ? PT_EXIT_FINDING : PT_EXIT_OK;
-	diag_release(&d);
-	ruleset_free(rs);
-	free(dir);
-	free(base);
+		printf("%s: %zu rules, %zu rungs, %zu facts in %zu files: valid%s%s%s\n", ck.dir,
+		       ck.rs->nrules, count_rungs(ck.rs), ck.rs->nfacts, ck.rs->nfiles,
+		       d->nwarnings ? " (with warnings)" : "",
+		       ck.base ? "; extra rules on top of " : "", ck.base ? ck.base : "");
+	rc = d->nerrors ? PT_EXIT_FINDING : PT_EXIT_OK;
+out:
+	checked_release(&ck);
 	return rc;
 }
 
 static int
 rules_test_run(int argc, char **argv, struct pt_ctx *ctx)
 {
-	struct diag d = DIAG_INIT;
 	struct check_result res = { 0, 0 };
-	struct ruleset *rs;
-	char *dir = NULL, *base = NULL;
+	struct checked ck;
 	int rc;
 
-	if ((rc = parse_plain(&rules_test_entry, argc, argv, ctx)) != 0)
-		return rc;
-	if (!(rs = load_for_check(optind < argc ? argv[optind] : NULL, ctx, &d, &dir, &base, &rc))) {
-		free(dir);
-		free(base);
-		return rc;
-	}
-	if (d.nerrors) {
-		diag_print(&d, stderr);
+	if ((rc = checked_load(&ck, &rules_test_entry, argc, argv, ctx)) != 0)
+		goto out;
+	if (ck.d.nerrors) {
+		diag_print(&ck.d, stderr);
 		fprintf(stderr, "pallas-triage: error: the rules in '%s' do not load; run 'pallas-triage "
-			"rules validate'\n", dir);
+			"rules validate'\n", ck.dir);
 		rc = PT_EXIT_DATA;
 	} else {
-		if (base)
-			printf("extra rules in %s, tested on top of %s\n", dir, base);
-		rules_check_examples(rs, base ? dir : NULL, stdout, &res);
+		if (ck.base)
+			printf("extra rules in %s, tested on top of %s\n", ck.dir, ck.base);
+		rules_check_examples(ck.rs, ck.base ? ck.dir : NULL, stdout, &res);
 		printf("%zu passed, %zu failed\n", res.passed, res.failed);
 		rc = res.failed ? PT_EXIT_FINDING : PT_EXIT_OK;
 	}
-	diag_release(&d);
-	ruleset_free(rs);
-	free(dir);
-	free(base);
+out:
+	checked_release(&ck);
 	return rc;
 }
 
