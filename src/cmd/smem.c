@@ -332,10 +332,10 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct sm_args *a)
 		case OPT_REDUCTION: a->reduction = optarg; break;
 		case OPT_LIMIT: a->limit = optarg; break;
 		case OPT_OPERAND:
-			rc = calc_push(e, "--operand", a->other, &a->nother, SMEM_MAX_EXTRA, optarg);
+			rc = calc_push(e, "--operand blocks", a->other, &a->nother, SMEM_MAX_EXTRA, optarg);
 			break;
 		case OPT_SCRATCH:
-			rc = calc_push(e, "--scratch", a->scratch, &a->nscratch, SMEM_MAX_EXTRA, optarg);
+			rc = calc_push(e, "--scratch buffers", a->scratch, &a->nscratch, SMEM_MAX_EXTRA, optarg);
 			break;
 		default:
 			rc = calc_option(e, ctx, &a->target, ch, optarg);
