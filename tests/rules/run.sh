@@ -158,4 +158,14 @@ check "failing examples exit 1" test $? -eq 1
 check "failures name file, line and rule" grep -q 'r.yaml:9: layout.wrong-example: match example 1 did not fire' "$T/b.out"
 check "no_match failures too" grep -q 'r.yaml:10: layout.wrong-example: no_match example 1 fired' "$T/b.out"
 check "the summary line" grep -q '^0 passed, 2 failed$' "$T/b.out"
+
+# make bench matches the same patterns with grep -E and rg: every shipped
+# pattern must translate and compile there too, or the bench breaks only
+# when someone runs it
+$PT rules export-patterns --specific >"$T/p.pcre"
+check "the shipped patterns export" test -s "$T/p.pcre"
+check "... and translate for grep and rg" \
+	python3 "$SRC/tests/perf/translate.py" "$T/p.pcre" "$T/p.ere" "$T/p.rg"
+check "... one ERE per pattern" test "$(wc -l <"$T/p.ere")" -eq "$(wc -l <"$T/p.pcre")"
+check "... and grep -E compiles them all" sh -c "LC_ALL=C grep -E -c -f '$T/p.ere' /dev/null >/dev/null 2>'$T/p.err'; [ \$? -le 1 ] && ! [ -s '$T/p.err' ]"
 finish
