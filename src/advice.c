@@ -278,7 +278,7 @@ advice_derive(const struct ruleset *rs, struct vars *vs)
 	derive_chip(&a);
 	gpu_advice_derive(rs, vs);
 	/* the TPU block and VMEM arithmetic means nothing for a GPU kernel */
-	if (!vars_get(vs, "platform") || strcmp(vars_get(vs, "platform"), "gpu") != 0) {
+	if (!vars_is(vs, "platform", "gpu")) {
 		derive_capacity(&a);
 		derive_block(&a);
 	}

@@ -258,8 +258,7 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 	print_context(fp, rs, v, o->color);
 	if (v->cls != CLASS_UNKNOWN) {
 		const struct class_def *cd = &rs->classes[v->cls];
-		const char *platform = vars_get(&v->vars, "platform");
-		const char *note = platform && strcmp(platform, "gpu") == 0 && cd->gpu_interpret_note
+		const char *note = vars_is(&v->vars, "platform", "gpu") && cd->gpu_interpret_note
 				   ? cd->gpu_interpret_note : cd->interpret_note;
 
 		if (note)

@@ -52,14 +52,6 @@ get_u64(const struct vars *vs, const char *name, unsigned long long *out)
 	return v && vmem_parse_size(v, out) == 0;
 }
 
-static bool
-is(const struct vars *vs, const char *name, const char *value)
-{
-	const char *v = vars_get(vs, name);
-
-	return v && strcmp(v, value) == 0;
-}
-
 static const struct gpu *
 derive_gpu(const struct chiptab *t, struct vars *vs)
 {
@@ -69,7 +61,7 @@ derive_gpu(const struct chiptab *t, struct vars *vs)
 		g = chiptab_find_gpu(t, vars_get(vs, "device_kind"));
 	if (!g || vars_get(vs, "chip_name"))
 		return g;
-	if (is(vs, "platform", "gpu") && !vars_get(vs, "backend") && g->backends[0] &&
+	if (vars_is(vs, "platform", "gpu") && !vars_get(vs, "backend") && g->backends[0] &&
 	    !g->backends[1])
 		vars_set(vs, "backend", g->backends[0], false);
 	vars_set(vs, "platform", "gpu", false);
@@ -96,7 +88,7 @@ static void
 derive_smem(struct vars *vs, const struct gpu *g)
 {
 	unsigned long long used, limit, stages, k;
-	bool triton = is(vs, "backend", "triton");
+	bool triton = vars_is(vs, "backend", "triton");
 
 	if (!get_u64(vs, "smem_used", &used))
 		return;
@@ -139,7 +131,7 @@ derive_block(struct vars *vs, const struct chiptab *t, const struct gpu *g)
 
 	if (!v || shape_parse(&s, v, false, NULL) < 0 || !vars_get(vs, "backend"))
 		return;
-	r.triton = is(vs, "backend", "triton");
+	r.triton = vars_is(vs, "backend", "triton");
 	r.bits = dtype ? dtype->bits : 32;
 	r.mma = g ? g->mma : NULL;
 	/* without the dtype only the Triton rule, which ignores it, can be judged */

@@ -67,10 +67,9 @@ void
 session_print_interpret(FILE *out, const struct ruleset *rs, const struct session *s, bool again)
 {
 	enum pt_class c = s->cls;
-	const char *platform = vars_get(&s->vars, "platform"), *backend = vars_get(&s->vars, "backend");
-	bool gpu = platform && strcmp(platform, "gpu") == 0;
+	bool gpu = vars_is(&s->vars, "platform", "gpu");
 	/* GPU interpret mode simulates Mosaic GPU kernels; Triton has only interpret=True */
-	bool gpu_sim = gpu && !(backend && strcmp(backend, "triton") == 0);
+	bool gpu_sim = gpu && !vars_is(&s->vars, "backend", "triton");
 	struct api_render ar;
 
 	ladder_render_init(&ar, rs, &s->vars);

@@ -72,6 +72,14 @@ vars_get(const struct vars *vs, const char *name)
 	return v ? v->value : NULL;
 }
 
+bool
+vars_is(const struct vars *vs, const char *name, const char *value)
+{
+	const char *v = vars_get(vs, name);
+
+	return v && strcmp(v, value) == 0;
+}
+
 void
 vars_copy(struct vars *dst, const struct vars *src, bool overwrite)
 {

@@ -32,6 +32,8 @@ void vars_setn(struct vars *vs, const char *name, const char *value, size_t len,
 void vars_unset(struct vars *vs, const char *name);
 /* Returns a borrowed pointer valid until the next vars_set/vars_release, or NULL. */
 const char *vars_get(const struct vars *vs, const char *name);
+/* name is set and its value is exactly value ("platform" is "gpu"). */
+bool vars_is(const struct vars *vs, const char *name, const char *value);
 void vars_copy(struct vars *dst, const struct vars *src, bool overwrite);
 
 /*
