@@ -546,6 +546,33 @@ await test('many calls leak no descriptors, and stdin closed ends the server wit
 	assert.equal(await s.close(), 0);
 });
 
+await test('docs/mcp.md has every tool, its arguments and its output schema', async () => {
+	const doc = fs.readFileSync(path.join(SRC, 'docs/mcp.md'), 'utf8');
+	const section = (name) => {
+		const start = doc.indexOf('\n### `' + name + '`\n');
+		assert.ok(start >= 0, `no section for ${name}`);
+		const end = doc.indexOf('\n### ', start + 1);
+		return doc.slice(start, end < 0 ? doc.indexOf('\n## ', start + 1) : end);
+	};
+	const schemaOf = (name) => {
+		const sec = section(name);
+		const m = sec.match(/\noutputSchema:\n\n```json\n([\s\S]*?)```/);
+		if (m)
+			return JSON.parse(m[1]);
+		const ref = sec.match(/\noutputSchema: that of `(\w+)`/);
+		assert.ok(ref, `no outputSchema for ${name}`);
+		return schemaOf(ref[1]);
+	};
+	const s = new Raw();
+	const { tools } = (await s.call(1, 'tools/list', modern())).result;
+	await s.close();
+	for (const t of tools) {
+		for (const p of Object.keys(t.inputSchema.properties))
+			assert.ok(section(t.name).includes('| `' + p + '` |'), `argument ${t.name}.${p}`);
+		assert.deepEqual(schemaOf(t.name), t.outputSchema, t.name);
+	}
+});
+
 console.log(`${passed} passed, ${failed} failed`);
 if (failed && serverStderr)
 	console.log(`the SDK's server said on stderr:\n${serverStderr}`);
