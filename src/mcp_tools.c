@@ -774,9 +774,11 @@ mcp_tool_exec(const struct mcp_host *h, const struct mcp_tool *t, const struct j
 		buf_addf(msg, ": %s", r->why);
 		goto out;
 	}
-	/* 1 is a negative finding (an illegal block, a walk that stopped) when
-	 * the command still printed its result; without one, it is an error */
-	if (r->status == 0 || (r->status == 1 && want_json)) {
+	/* a status other than 0 is a verdict (1: an illegal block, a walk that
+	 * stopped) when the command printed its result, except usage, data and
+	 * system errors; without a result it is an error */
+	if (r->status == 0 || (want_json && r->status > 0 && r->status != PT_EXIT_USAGE &&
+			       r->status != PT_EXIT_DATA && r->status != PT_EXIT_SYSTEM)) {
 		if (!want_json) {
 			ret = 0;
 			goto out;

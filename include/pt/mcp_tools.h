@@ -87,12 +87,12 @@ void mcp_tools_describe(const struct mcp_host *h, bool structured, struct json *
 /*
  * Check args (an object, or NULL for none) against t, build its command
  * line and have the host run it. Returns 0 when the command did its job
- * (exit status 0, or 1 with the output its tool expects: a negative
- * finding such as an illegal block), with r filled and, when the output is
- * JSON, *json set to a new tree of it (free with json_free()); or -1 with
- * msg holding what an agent should read: the argument that is wrong, or
- * the command's own error and exit status. r is released by the caller
- * either way.
+ * (exit status 0, or another that is not 2, 3 or 4 with the JSON its tool
+ * expects: a negative finding such as an illegal block), with r filled
+ * and, when the output is JSON, *json set to a new tree of it (free with
+ * json_free()); or -1 with msg holding what an agent should read: the
+ * argument that is wrong, or the command's own error and exit status. r is
+ * released by the caller either way.
  */
 int mcp_tool_exec(const struct mcp_host *h, const struct mcp_tool *t, const struct json *args,
 		  struct mcp_ran *r, struct json **json, struct buf *msg);

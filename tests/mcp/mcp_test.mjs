@@ -507,7 +507,12 @@ await test('handshake: 2025-06-18 and 2025-03-26 when a client asks for them', a
 
 await test('handshake: a version the server lacks gets its newest handshake version', async () => {
 	const s = new Raw();
-	let m = await initialize(s, '2024-01-01');
+	let m = await s.call('p', 'ping');
+	assert.deepEqual(m.result, {}, 'ping is answered before initialize');
+	m = await s.call('q', 'tools/list');
+	assert.equal(m.error.code, -32602, 'nothing else is');
+	assert.match(m.error.message, /send initialize first/);
+	m = await initialize(s, '2024-01-01');
 	assert.equal(m.result.protocolVersion, '2025-11-25');
 	m = await s.call(1, 'tools/call', { name: 'vmem', arguments: { chip: 'v5e', block: '512,512', dtype: 'bf16' } });
 	assert.equal(m.result.structuredContent.fits, true);

@@ -169,6 +169,15 @@ test_outcomes(void)
 	CHECK(!is_error(r));
 	CHECK(json_get(r, "structuredContent") != NULL);
 	json_free(r);
+	fk.status = 5;                   /* a verdict with a status of its own */
+	r = call("check_block", "{\"chip\": \"v5e\", \"block\": \"7,100\", \"dtype\": \"bf16\"}");
+	CHECK(!is_error(r));
+	json_free(r);
+	fk.status = 3;                   /* a data error is one, whatever it printed */
+	r = call("check_block", "{\"chip\": \"v5e\", \"block\": \"7,100\", \"dtype\": \"bf16\"}");
+	CHECK(is_error(r));
+	json_free(r);
+	fk.status = 1;
 	fk.out = "";                     /* 1 with nothing on stdout: no session, say */
 	fk.err = "pallas-triage: error: no session in '/p/.pallas-triage'\n";
 	r = call("session_status", "{\"dir\": \"/p\"}");
