@@ -511,6 +511,15 @@ words_release(struct words *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/* The value of argument name, or NULL when it is absent or null (as clients send for "not given"). */
+static const struct json *
+given(const struct json *args, const char *name)
+{
+	const struct json *v = json_get(args, name);
+
+	return json_kind(v) == JSON_NULL ? NULL : v;
+}
+
 static const struct mcp_arg *
 find_arg(const struct mcp_host *h, const struct mcp_tool *t, const char *name)
 {
@@ -610,12 +619,14 @@ validate_args(const struct mcp_host *h, const struct mcp_tool *t, const struct j
 			list_args(h, t, msg);
 			return -1;
 		}
+		if (json_kind(v) == JSON_NULL)
+			continue;
 		if (check_value(a, v, msg) < 0)
 			return -1;
 		logs += (a->flags & MCP_ARG_LOG) != 0;
 	}
 	for (const struct mcp_arg *a = t->args; a->name; a++)
-		if ((a->flags & MCP_ARG_REQUIRED) && offered(h, t, a) && !json_get(args, a->name)) {
+		if ((a->flags & MCP_ARG_REQUIRED) && offered(h, t, a) && !given(args, a->name)) {
 			buf_addf(msg, "'%s' needs the argument '%s'", t->name, a->name);
 			return -1;
 		}
@@ -636,7 +647,7 @@ arg_text(const struct mcp_arg *a, const struct json *args)
 {
 	const char *s;
 
-	if (json_str_value(json_get(args, a->name), &s) == 0)
+	if (json_str_value(given(args, a->name), &s) == 0)
 		return s;
 	return a->def;
 }
@@ -679,7 +690,7 @@ build_call(const struct mcp_host *h, const struct mcp_tool *t, const struct json
 	for (const char *const *f = t->fixed; f && *f; f++)
 		words_add(w, xstrdup(*f));
 	for (const struct mcp_arg *a = t->args; a->name; a++) {
-		const struct json *v = json_get(args, a->name);
+		const struct json *v = given(args, a->name);
 		const char *s = arg_text(a, args);
 
 		if (!offered(h, t, a) || (!v && !s))

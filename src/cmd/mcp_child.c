@@ -68,6 +68,7 @@ child_main(const struct pt_ctx *parent, const struct mcp_call *c, int in, int ou
 	ctx.rules = NULL;
 	ctx.rules_origin = NULL;
 	ctx.no_input = true;
+	ctx.color = COLOR_NEVER;   /* the output is for a program, whatever the server was told */
 	rc = cmd_dispatch(cmd_table, c->argc, c->argv, &ctx, NULL);
 	ruleset_free(ctx.rules);
 	free(ctx.rules_origin);

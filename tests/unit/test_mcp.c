@@ -105,6 +105,11 @@ test_command_lines(void)
 	CHECK(!is_error(r));
 	json_free(r);
 
+	r = call("triage", "{\"path\": \"a.log\", \"kernel\": null, \"log\": null}");   /* null: not given */
+	CHECK_STREQ(fk.argv.data, "triage|--json|--|a.log");
+	CHECK(!is_error(r));
+	json_free(r);
+
 	r = call("triage", "{\"log\": \"line 1\\nline 2\\n\"}");
 	CHECK_STREQ(fk.argv.data, "triage|--json|--|-");
 	CHECK_STREQ(fk.input.data, "line 1\nline 2\n");
