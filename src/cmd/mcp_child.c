@@ -50,17 +50,20 @@ static _Noreturn void
 child_main(const struct pt_ctx *parent, const struct mcp_call *c, int in, int out, int err)
 {
 	struct pt_ctx ctx = *parent;
-	pid_t server = getppid();
 	int rc;
 
+#ifdef __linux__
+	{
+		pid_t server = getppid();
+
+		/* a server that is killed takes its call with it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != server)
+			_exit(PT_EXIT_SYSTEM);
+	}
+#endif
 	/* its own session: no controlling terminal to ask on, and a group to kill */
 	setsid();
-#ifdef __linux__
-	/* a server that is killed takes its call with it */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != server)
-		_exit(PT_EXIT_SYSTEM);
-#endif
 	signal(SIGPIPE, SIG_DFL);
 	move_fd(in, STDIN_FILENO);
 	move_fd(out, STDOUT_FILENO);
