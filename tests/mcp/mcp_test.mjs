@@ -551,6 +551,18 @@ await test('many calls leak no descriptors, and stdin closed ends the server wit
 	assert.equal(await s.close(), 0);
 });
 
+await test('the command line: --help, and bad options refused before anything is served', async () => {
+	let r = spawnSync(PT, ['mcp', '--help'], { env });
+	assert.equal(r.status, 0);
+	assert.match(r.stdout.toString(), /usage: pallas-triage mcp \[--timeout SECONDS\] \[--max-line BYTES\]/);
+	for (const bad of [['--bogus'], ['--timeout', '0'], ['--max-line', 'lots'], ['extra']]) {
+		r = spawnSync(PT, ['mcp', ...bad], { env, input: '{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n' });
+		assert.equal(r.status, 2, bad.join(' '));
+		assert.equal(r.stdout.length, 0, 'nothing on stdout');
+		assert.match(r.stderr.toString(), /pallas-triage: error: /);
+	}
+});
+
 await test('docs/mcp.md has every tool, its arguments and its output schema', async () => {
 	const doc = fs.readFileSync(path.join(SRC, 'docs/mcp.md'), 'utf8');
 	const section = (name) => {
