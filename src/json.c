@@ -156,6 +156,24 @@ void json_add_null(struct json *o, const char *k) { add(o, k, cJSON_CreateNull()
 struct json *json_add_object(struct json *o, const char *k) { return J(add(o, k, cJSON_CreateObject())); }
 struct json *json_add_array(struct json *o, const char *k) { return J(add(o, k, cJSON_CreateArray())); }
 
+void
+json_add_copy(struct json *o, const char *k, const struct json *v)
+{
+	add(o, k, cJSON_Duplicate(CC(v), 1));
+}
+
+void
+json_add_take(struct json *o, const char *k, struct json *v)
+{
+	add(o, k, C(v));
+}
+
+void
+json_push_copy(struct json *a, const struct json *v)
+{
+	push(a, cJSON_Duplicate(CC(v), 1));
+}
+
 void json_push_str(struct json *a, const char *v)
 {
 	push(a, v ? cJSON_CreateString(v) : cJSON_CreateNull());

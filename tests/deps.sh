@@ -24,13 +24,16 @@ if [ "$what" = test ] || [ "$what" = bench ]; then
 	command -v less >/dev/null 2>&1 || pkgs="$pkgs less"
 	command -v openssl >/dev/null 2>&1 || pkgs="$pkgs openssl"
 	command -v script >/dev/null 2>&1 || pkgs="$pkgs bsdutils"
+	command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 fi
+# then the MCP suite's client, from npm (tests/mcp/sdk.sh)
+sdk() { exec sh "$(dirname "$0")/mcp/sdk.sh" "$mode" "$what"; }
 if [ "$what" = bench ]; then
 	[ -x /usr/bin/time ] || pkgs="$pkgs time"
 	command -v rg >/dev/null 2>&1 || pkgs="$pkgs ripgrep"
 	command -v hyperfine >/dev/null 2>&1 || pkgs="$pkgs hyperfine"
 fi
-[ -z "$pkgs" ] && exit 0
+[ -z "$pkgs" ] && sdk
 if [ "$mode" != install ] || [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 	echo "pallas-triage: missing dependencies:$pkgs" >&2
 	echo "install them with:  sudo apt-get update && sudo apt-get install -y$pkgs" >&2
@@ -42,3 +45,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq </dev/null >&2
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $pkgs </dev/null >&2
+sdk

@@ -88,6 +88,11 @@ void json_add_typed(struct json *obj, const char *key, const char *val);
 struct json *json_add_object(struct json *obj, const char *key);
 struct json *json_add_array(struct json *obj, const char *key);
 
+/* A deep copy of val (borrowed; any kind of value) as member key. */
+void json_add_copy(struct json *obj, const char *key, const struct json *val);
+/* Takes ownership of val, a root (from json_new_*() or json_parse()), as member key. */
+void json_add_take(struct json *obj, const char *key, struct json *val);
+
 /* Array elements, same rules as the object members. */
 void json_push_str(struct json *arr, const char *val);
 void json_push_int(struct json *arr, long long val);
@@ -96,6 +101,7 @@ void json_push_bool(struct json *arr, bool val);
 void json_push_null(struct json *arr);
 struct json *json_push_object(struct json *arr);
 struct json *json_push_array(struct json *arr);
+void json_push_copy(struct json *arr, const struct json *val);
 
 /*
  * Write j to out as UTF-8 JSON text followed by a newline, indented

@@ -23,6 +23,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_check_block_entry,
 	&cmd_explain_entry,
 	&cmd_help_entry,
+	&cmd_mcp_entry,
 	&cmd_report_entry,
 	&cmd_rules_entry,
 	&cmd_run_entry,

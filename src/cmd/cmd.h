@@ -85,6 +85,7 @@ extern const struct cmd_entry cmd_attempt_entry;
 extern const struct cmd_entry cmd_check_block_entry;
 extern const struct cmd_entry cmd_explain_entry;
 extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_rules_entry;
 extern const struct cmd_entry cmd_run_entry;

@@ -160,10 +160,32 @@ test_utf8(void)
 	}
 }
 
+/* A parsed value copied into another tree, and a parsed tree taken whole. */
+static void
+test_copy_take(void)
+{
+	const char doc[] = "{\"id\": \"a\", \"n\": [1, {\"k\": null}]}";
+	struct json *src = json_parse(doc, strlen(doc), "doc", NULL);
+	struct json *dst = json_new_object(), *arr;
+	struct buf b = BUF_INIT;
+
+	CHECK(src != NULL);
+	json_add_copy(dst, "id", json_get(src, "id"));
+	arr = json_add_array(dst, "list");
+	json_push_copy(arr, json_get(src, "n"));
+	json_add_take(dst, "whole", src);     /* dst owns src from here */
+	json_write_compact(dst, &b);
+	CHECK_STREQ(b.data, "{\"id\": \"a\", \"list\": [[1, {\"k\": null}]], "
+		    "\"whole\": {\"id\": \"a\", \"n\": [1, {\"k\": null}]}}");
+	buf_release(&b);
+	json_free(dst);
+}
+
 int
 main(void)
 {
 	test_build();
+	test_copy_take();
 	test_typed();
 	test_utf8();
 	test_read();
