@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "pt/json.h"
+#include "pt/term.h"
 #include "pt/xalloc.h"
 
 #define J(c) ((struct json *)(c))
@@ -218,9 +219,15 @@ write_string(struct buf *out, const char *s)
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p >= 0x80) {
 			size_t n = utf8_len(p);
+			unsigned long cp;
 
 			if (n == 0) {
 				buf_adds(out, "\xef\xbf\xbd");
+			} else if (term_utf8_is_control(p, n, &cp)) {
+				/* valid JSON text, but a terminal showing the file
+				 * acts on it: as \uXXXX a decoder reads the same */
+				buf_addf(out, "\\u%04lx", cp);
+				p += n - 1;
 			} else {
 				buf_add(out, p, n);
 				p += n - 1;

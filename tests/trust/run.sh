@@ -161,6 +161,32 @@ pt report --format "$name"
 expect "a usage error quoting an operand with escapes" 2
 check "... prints no raw control byte" no_raw_controls "$T/err"
 
+# --- bidirectional controls are escaped like the other controls -------------
+# U+2066 (LRI), U+202E (RLO) and U+2069 (PDI) reorder what a terminal or a
+# GitHub annotation shows ("Trojan Source"), in a log line, a traceback's
+# file name and the log's own name
+fresh
+rlo=$(printf '\342\200\256') lri=$(printf '\342\201\246') pdi=$(printf '\342\201\251')
+sed -e "s/compile permanent error/compile ${lri}permanent${rlo} error${pdi}/" \
+	-e "s|kernels/flash.py|kernels/fl${rlo}ash.py|" "$LOG" >"bidi${rlo}.log"
+pt --no-input bidi*.log
+expect "a log with bidirectional controls" 0
+check "... the text output shows them escaped" \
+	grep -qF 'compile \xe2\x81\xa6permanent\xe2\x80\xae error\xe2\x81\xa9.' "$T/out"
+check "... in the traceback's file name too" grep -qF 'kernels/fl\xe2\x80\xaeash.py:118' "$T/out"
+check "... and none raw" no_raw_controls "$T/out"
+pt --format github bidi*.log
+expect "--format github on it" 0
+check "... escapes them in the file property" grep -qF '::error file=/home/dev/attn/kernels/fl\xe2\x80\xaeash.py,' "$T/out"
+check "... and in the log's name" grep -qF 'log: bidi\xe2\x80\xae.log, line 10' "$T/out"
+check "... and none raw" no_raw_controls "$T/out"
+pt --json bidi*.log
+check "--json writes them as \\u escapes" grep -qF 'compile \u2066permanent\u202e error\u2069.' "$T/out"
+check "... and none raw" no_raw_controls "$T/out"
+check "... which a strict decoder reads back as the controls" python3 -c '
+import json, sys
+assert "\u202e error\u2069" in json.load(open(sys.argv[1]))["evidence"][0]["text"]' "$T/out"
+
 # --- logs in UTF-16 and UTF-32 ----------------------------------------------
 
 fresh

@@ -121,7 +121,8 @@ test_read(void)
 	CHECK_STREQ(err.msg, "bad.json: unexpected data after the JSON document at byte 3");
 }
 
-/* Bytes that are not well-formed UTF-8 come out as U+FFFD, one per byte. */
+/* Bytes that are not well-formed UTF-8 come out as U+FFFD, one per byte;
+ * C1 and bidirectional controls as \uXXXX. */
 static void
 test_utf8(void)
 {
@@ -134,7 +135,10 @@ test_utf8(void)
 		{ "\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
 		{ "\x80x", "\"\xef\xbf\xbdx\"" },                         /* lone continuation */
 		{ "\xe2\x82", "\"\xef\xbf\xbd\xef\xbf\xbd\"" },              /* cut at the end */
-		{ "\xc2\x9b", "\"\xc2\x9b\"" },                                 /* C1 is valid UTF-8 */
+		/* C1 and bidi controls are valid UTF-8, written escaped for terminals */
+		{ "\xc2\x9b" "2J", "\"\\u009b2J\"" },
+		{ "a\xe2\x80\xae" "b\xe2\x81\xa9", "\"a\\u202eb\\u2069\"" },
+		{ "\xe2\x80\xaf", "\"\xe2\x80\xaf\"" },                         /* U+202F is text */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
