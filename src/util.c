@@ -378,6 +378,27 @@ util_now(struct util_time *t, const char *fixed)
 	return t->iso;
 }
 
+bool
+util_time_valid(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	int mon, day, hour, min, sec;
+
+	if (!s || strlen(s) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != shape[i])
+			return false;
+	mon = (s[5] - '0') * 10 + s[6] - '0';
+	day = (s[8] - '0') * 10 + s[9] - '0';
+	hour = (s[11] - '0') * 10 + s[12] - '0';
+	min = (s[14] - '0') * 10 + s[15] - '0';
+	sec = (s[17] - '0') * 10 + s[18] - '0';
+	/* 60: a leap second */
+	return mon >= 1 && mon <= 12 && day >= 1 && day <= 31 && hour <= 23 && min <= 59 &&
+	       sec <= 60;
+}
+
 char *
 util_xdg_dir(const char *var, const char *home_sub, const char *leaf)
 {

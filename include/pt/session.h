@@ -32,6 +32,11 @@
 #define SESSION_SAME_LIMIT 3     /* same error this often in a row: next family */
 #define SESSION_MAX_BYTES (16u * 1024 * 1024)
 #define SESSION_RUNG_CUSTOM "custom" /* rung id of an attempt off the ladder */
+/* A session file's lists (evidence, ruled_out, trajectory, skipped, exhausted
+ * families) and value maps hold at most this many entries: a real session
+ * holds tens; a file with more is refused at once, not loaded for minutes. */
+#define SESSION_MAX_LIST 1000
+#define SESSION_MAX_VARS 1000
 
 enum attempt_result { RESULT_FIXED, RESULT_SAME, RESULT_NEW, RESULT_NA, RESULT_COUNT };
 enum interp_answer { INTERP_UNASKED, INTERP_REPRODUCES, INTERP_NO_REPRO, INTERP_SKIPPED,

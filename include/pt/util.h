@@ -75,6 +75,8 @@ struct util_time {
  * clock) verbatim, cut to fit, when it is not NULL. Returns t->iso.
  */
 const char *util_now(struct util_time *t, const char *fixed);
+/* Is s a time as util_now() writes it: "YYYY-MM-DDTHH:MM:SSZ", fields in range? */
+bool util_time_valid(const char *s);
 
 /*
  * A directory of ours under an XDG base: "$VAR/pallas-triage/LEAF" when

@@ -236,6 +236,93 @@ cp good.json .pallas-triage/session.json
 pt session status
 expect "the good session loads again" 0 ''
 
+# planted fields (issue 21): a field that names a rung, rule, subkind, family,
+# fingerprint or value must be one, a time a time; a NUL or a key twice is
+# refused, not read one way here and another elsewhere. Each message names
+# the field, shows its value escaped, and nothing raw reaches the terminal.
+plant() { # NAME MESSAGE (a fixed string) PYTHON: a change to the good file's dict d
+	python3 - good.json .pallas-triage/session.json "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+esc = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b\u202e"
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(json.dumps(d, indent=2))
+PY
+	cp .pallas-triage/session.json broken.json
+	pt session status
+	if [ "$rc" -eq 3 ] && grep -qF -- "$2" "$T/err"; then
+		ok "session: $1 (exit 3)"
+	else
+		not_ok "session: $1: exit $rc, expected 3 and '$2'"
+		sed 's/^/    /' "$T/err" | head -5
+	fi
+	check "... offers 'session reset'" err_has "pallas-triage session reset"
+	check "... keeps the file" cmp -s broken.json .pallas-triage/session.json
+	check "... shows nothing raw" no_raw_controls "$T/err"
+}
+plant "a rung id with escapes" \
+	"'attempts[0].rung' is 'g\x1b]52;c;cHduZWQ=\x07\x1b[2J\xc2\x9b\xe2\x80\xae', which is no rung id" \
+	'd["attempts"][0]["rung"] = "g" + esc'
+plant "a skipped rung with a space" "'skipped[0].rung' is 'a rung', which is no rung id" \
+	'd["skipped"] = [{"rung": "a rung", "time": d["created"]}]'
+plant "a pending rung with escapes" "'pending.rung' is 'p\x1b]52;" \
+	'd["pending"] = {"rung": "p" + esc, "result": None, "change": None, "log": None, "log_digest": None}'
+plant "a rule id with escapes" "'diagnosis.rule' is 'r.x\x1b]52;" 'd["diagnosis"]["rule"] = "r.x" + esc'
+plant "an evidence rule that is no rule id" "'diagnosis.evidence[0].rule' is 'vmem', which is no rule id" \
+	'd["diagnosis"]["evidence"][0]["rule"] = "vmem"'
+plant "a subkind with escapes" "'trajectory[0].subkind' is 's\x1b]52;" \
+	'd["trajectory"][0]["subkind"] = "s" + esc'
+plant "a ruled-out subkind with C1" "'ruled_out[0].subkind' is 'l\xc2\x9b', which is no subkind" \
+	'd["ruled_out"][0]["subkind"] = "l\u009b"'
+plant "a fingerprint with bidi" "'current.fingerprint' is 'f\xe2\x80\xae', which is no fingerprint" \
+	'd["current"]["fingerprint"] = "f\u202e"'
+plant "an attempt's family with capitals" "'attempts[0].family' is 'Limit', which is no family" \
+	'd["attempts"][0]["family"] = "Limit"'
+plant "an exhausted family that is no family" \
+	"'current.exhausted_families[0]' must be a string 'class/family'" \
+	'd["current"]["exhausted_families"] = ["capacity/Big Family"]'
+plant "a value named with escapes" "'current.vars' has a value named 'v\x1b]52;" \
+	'd["current"]["vars"]["v" + esc] = "1"'
+plant "a garbage time" "'attempts[0].time' is 'yesterday'; must be a UTC time" \
+	'd["attempts"][0]["time"] = "yesterday"'
+plant "a created time out of range" "'created' is '2025-02-30T25:00:00Z'" \
+	'd["created"] = "2025-02-30T25:00:00Z"'
+plant "a NUL in a string" 'a string holds \u0000 at byte' 'd["log"] = "cap.log\x00-and-more"'
+sed 's/"status": "in-progress",/"status": "in-progress", "status": "resolved",/' good.json >.pallas-triage/session.json
+bad_session "a key twice" "duplicate key 'status' in the top object"
+sed 's/"rung": "custom",/"rung": "custom", "rung": "custom",/' good.json >.pallas-triage/session.json
+bad_session "a key twice in an attempt" "duplicate key 'rung' in 'attempts\[0\]'"
+
+# Large lists: the loader walks each list once (it used to count and index it
+# from the start for every entry: 40 000 skipped rungs took 6 s here, the
+# 300 000 below would take 6 minutes) and refuses more than 1 000 entries at
+# once. The bound, 60 s, is over 100 times the linear cost, also under ASan;
+# the quadratic walk misses it by far.
+python3 - good.json .pallas-triage/session.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["skipped"] = [{"rung": "r%x" % i, "time": d["created"]} for i in range(300000)]
+open(sys.argv[2], "w").write(json.dumps(d, separators=(",", ":")))
+PY
+echo "figure: a session file of $(wc -c <.pallas-triage/session.json) bytes with 300 000 skipped rungs"
+timeout 60 "$PT" session status >"$T/out" 2>"$T/err"
+rc=$?
+expect "300 000 skipped rungs: refused within the bound" 3 "'skipped' holds 300000 entries; at most 1000 are allowed"
+timeout 60 "$PT" --no-input cap.log >"$T/out" 2>"$T/err"
+rc=$?
+expect "... and plain triage, which looks at the session, is not held up" 0 ''
+check "... it classifies the log" grep -q '^capacity/scoped-vmem' "$T/out"
+python3 - good.json .pallas-triage/session.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["skipped"] = [{"rung": "capacity.r%d" % i, "time": d["created"]} for i in range(1000)]
+d["current"]["vars"].update(("v%d" % i, "x") for i in range(1000 - len(d["current"]["vars"])))
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+pt session status
+expect "1 000 skipped rungs and values, the most allowed, load" 0 ''
+cp good.json .pallas-triage/session.json
+
 # a full disk while saving: the old session survives whole. A 64 KiB tmpfs,
 # mounted as root; skipped (and said so) when mounting is refused.
 disk=$T/disk
