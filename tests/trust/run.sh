@@ -187,6 +187,88 @@ check "... which a strict decoder reads back as the controls" python3 -c '
 import json, sys
 assert "\u202e error\u2069" in json.load(open(sys.argv[1]))["evidence"][0]["text"]' "$T/out"
 
+# --- planted session fields: escaped in reports and the webhook body --------
+# session.json is in the working directory, so a cloned repository can plant
+# one. Names (rung ids, rules, subkinds) that are no names are refused when
+# it loads; free text keeps its bytes and is escaped wherever it is shown:
+# at the terminal, in the .md and .json report and in the webhook's body.
+fresh
+cp "$LOG" vmem.log
+pt session start --interpret no vmem.log
+$PTRUN attempt --result same --change 'a change' >/dev/null 2>&1 </dev/null
+python3 - .pallas-triage/session.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+esc = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b\u202e"
+d["tool"] = "pallas-triage" + esc
+d["status"] = "blocked"
+d["finding"] = "stopped" + esc
+d["trajectory"][0]["why"] = "first" + esc
+d["ruled_out"][0]["reason"] = "because" + esc
+d["attempts"][0]["change"] = "changed" + esc
+d["attempts"][0]["note"] = "noted" + esc
+d["diagnosis"]["message"] = "message" + esc
+d["diagnosis"]["vars"]["jax_version"] = "0.4.35" + esc
+d["current"]["vars"]["jax_version"] = "0.4.35" + esc
+d["diagnosis"]["evidence"][0]["text"] = "evidence" + esc
+d["kernel"] = "k" + esc + ".py"
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+for fmt in text md json; do
+	pt report --format $fmt
+	expect "report --format $fmt of a planted session" 0
+	check "... no raw control byte, C1 or bidi" no_raw_controls "$T/out"
+done
+check "... the planted text is there, escaped" grep -qF 'stopped\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\xc2\\x9b\\xe2\\x80\\xae' "$T/out"
+pt report --output planted.md
+check "report --output writes no raw control byte" no_raw_controls planted.md
+for cmd in status log; do
+	pt session $cmd
+	check "session $cmd of the planted session prints no raw control byte" no_raw_controls "$T/out"
+done
+# the webhook's body, from the loopback server of tests/http
+mkdir -p "$T/srv"
+python3 "$SRC/tests/http/server.py" "$T/srv" "$SRC/tests/http/packs" &
+spid=$!
+trap 'kill "$spid" 2>/dev/null; rm -rf "$T"' EXIT
+i=0
+while [ ! -s "$T/srv/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy \
+	$PTRUN report --post "http://127.0.0.1:$(cat "$T/srv/port")/hook/ok" --allow-http \
+	>"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "report --post of the planted session" 0
+check "... the body holds no control, C1 or bidi character, even decoded" python3 - "$T/srv/last-body.bin" <<'PY'
+import json, sys
+bidi = {0x61c, 0x200e, 0x200f} | set(range(0x202a, 0x202f)) | set(range(0x2066, 0x206a))
+def strings(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield k
+            yield from strings(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from strings(x)
+    elif isinstance(v, str):
+        yield v
+body = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+text = "".join(strings(body))
+assert "stopped\\x1b]52" in text, "the planted finding is not in the body"
+bad = [c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f or ord(c) in bidi]
+sys.exit("raw controls: %r" % bad[:5] if bad else 0)
+PY
+kill "$spid" 2>/dev/null
+trap 'rm -rf "$T"' EXIT
+python3 - .pallas-triage/session.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["attempts"][0]["rung"] = "capacity.raise\x1b]52;c;cHduZWQ=\x07"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+pt report
+expect "a planted rung id that is no rung id: the report refuses the session" 3 "which is no rung id"
+check "... the error shows it escaped" no_raw_controls "$T/err"
+
 # --- logs in UTF-16 and UTF-32 ----------------------------------------------
 
 fresh
