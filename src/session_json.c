@@ -787,13 +787,10 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 {
 	struct buf b = BUF_INIT;
 	char *path = session_path(dir);
-	int ret = -1, dfd;
+	int ret = -1, dfd = -1;
 
-	if (util_is_dir(dir)) {
-		if ((dfd = session_dir_open(dir, false, err)) < 0)
-			goto out;
-		close(dfd);
-	}
+	if (util_is_dir(dir) && (dfd = session_dir_open(dir, false, err)) < 0)
+		goto out;
 	if (!util_is_file(path)) {
 		pt_err_set(err, PT_EXIT_FINDING, "no session in '%s'; start one with "
 			   "'pallas-triage LOG' at a terminal or 'pallas-triage session start LOG'", dir);
@@ -801,7 +798,7 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 	}
 	/* A file too big to be a session is as broken as one that does not
 	 * parse; one that cannot be read (permissions) is not. */
-	if (util_read_regular(path, &b, SESSION_MAX_BYTES, err) < 0) {
+	if (util_read_regular_at(dfd, SESSION_FILE, path, &b, SESSION_MAX_BYTES, err) < 0) {
 		struct stat st;
 
 		if (stat(path, &st) == 0 && (unsigned long long)st.st_size > SESSION_MAX_BYTES)
@@ -811,6 +808,8 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 	if ((ret = session_parse(b.data, b.len, path, out, err)) < 0)
 		add_reset_hint(err);
 out:
+	if (dfd >= 0)
+		close(dfd);
 	buf_release(&b);
 	free(path);
 	return ret;
@@ -819,32 +818,37 @@ out:
 /* A save killed between mkstemp and rename leaves a temp file behind; under
  * the lock no other writer can own one, so they are all stale. */
 static void
-remove_stale_temps(const char *dir)
+remove_stale_temps(int dfd)
 {
-	DIR *d = opendir(dir);
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	size_t plen = strlen(SESSION_FILE ".tmp.");
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while ((e = readdir(d)))
-		if (strncmp(e->d_name, SESSION_FILE ".tmp.", plen) == 0) {
-			char *p = xasprintf("%s/%s", dir, e->d_name);
-
-			unlink(p);
-			free(p);
-		}
+		if (strncmp(e->d_name, SESSION_FILE ".tmp.", plen) == 0)
+			unlinkat(dfd, e->d_name, 0);
 	closedir(d);
 }
 
 int
 session_save(const struct session *s, const char *dir, struct pt_err *err)
 {
-	char *text = session_format(s), *path = session_path(dir);
-	int ret;
+	char *text, *path;
+	int ret, dfd;
 
-	remove_stale_temps(dir);
-	ret = util_write_atomic(path, text, strlen(text), err);
+	if ((dfd = session_dir_open(dir, false, err)) < 0)
+		return -1;
+	text = session_format(s);
+	path = session_path(dir);
+	remove_stale_temps(dfd);
+	ret = util_write_atomic_at(dfd, SESSION_FILE, path, text, strlen(text), err);
+	close(dfd);
 	free(text);
 	free(path);
 	return ret;

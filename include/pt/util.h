@@ -22,6 +22,10 @@ int util_read_file(const char *path, struct buf *out, size_t max, struct pt_err 
  * saying which.
  */
 int util_read_regular(const char *path, struct buf *out, size_t max, struct pt_err *err);
+/* util_read_regular() of name in the directory dfd (AT_FDCWD: the working
+ * directory); path names it in messages. */
+int util_read_regular_at(int dfd, const char *name, const char *path, struct buf *out,
+			 size_t max, struct pt_err *err);
 
 /*
  * Replace path with data atomically: write a temp file in the same directory,
@@ -33,6 +37,10 @@ int util_read_regular(const char *path, struct buf *out, size_t max, struct pt_e
  * written and err (PT_EXIT_SYSTEM) says so.
  */
 int util_write_atomic(const char *path, const void *data, size_t len, struct pt_err *err);
+/* util_write_atomic() of name in the directory dfd, which the caller opened
+ * without following links; path names it in messages. */
+int util_write_atomic_at(int dfd, const char *name, const char *path, const void *data,
+			 size_t len, struct pt_err *err);
 
 /*
  * Write data to a path the user named (`report --output FILE`), the way a

@@ -362,6 +362,32 @@ if ! under_valgrind && mount -t tmpfs -o size=64k tmpfs "$disk" 2>/dev/null; the
 	pt session start --interpret no cap.log
 	expect "session start on a full disk" 4 "No space left on device"
 	check "... leaves no half-written session" sh -c "! test -s .pallas-triage/session.json || python3 -c 'import json; json.load(open(\".pallas-triage/session.json\"))'"
+	# another failure's session on a full disk: the session in progress is
+	# archived only once the new one is saved, so a full disk leaves it in
+	# place (it used to be moved aside first, then nothing was saved)
+	rm -rf fill .pallas-triage
+	"$PT" session start --interpret no cap.log >/dev/null 2>&1
+	"$PT" attempt --rung custom --change one --result same >/dev/null 2>&1
+	cp .pallas-triage/session.json "$T/before.json"
+	cp "$SRC/tests/fixtures/walk-logs/layout.log" .
+	dd if=/dev/zero of=fill bs=4k 2>/dev/null
+	pt session start --interpret no layout.log
+	expect "session start of another failure on a full disk" 4 \
+		"No space left on device; nothing was started or archived: the session in '.pallas-triage' is as it was"
+	check "... the session in progress is in place, byte for byte" cmp -s "$T/before.json" .pallas-triage/session.json
+	check "... nothing is in the archive" test -z "$(ls -A .pallas-triage/archive 2>/dev/null)"
+	pt session status
+	check "... session status shows it (exit $rc)" grep -q '1 of 10 attempts used' "$T/out"
+	# one page free: the archive copy fits, the new session does not
+	truncate -s -4096 fill
+	pt session start --interpret no layout.log
+	expect "... with room for the archive copy only" 4 "nothing was started or archived"
+	check "... the session in progress is in place" cmp -s "$T/before.json" .pallas-triage/session.json
+	check "... the archive copy is removed again" test -z "$(ls -A .pallas-triage/archive)"
+	rm fill
+	pt session start --interpret no layout.log
+	expect "with room again, the other failure's session starts" 0 ''
+	check "... and the one before is archived, byte for byte" cmp -s "$T/before.json" .pallas-triage/archive/session-1.json
 	cd "$T" || exit 1
 	umount "$disk"
 	trap 'rm -rf "$T"' EXIT INT TERM

@@ -75,6 +75,58 @@ ln -s "$T/session.json" .pallas-triage/session.json
 pt session status
 expect "a session file planted as a symlink is not read" 3 "'.pallas-triage/session.json' is a symbolic link"
 
+# --- links planted inside the session directory ----------------------------
+# .pallas-triage/logs or archive planted as a link would receive every piped
+# log, the output of `run` and every archived session, and `session restore`
+# would move a file out of where it points: each is opened from the session
+# directory without following links, and refused like .pallas-triage itself
+OTHER=$SRC/tests/triage/layout-block-divisible.log
+fresh
+mkdir -p .pallas-triage "$T/planted"
+ln -s "$T/planted" .pallas-triage/logs
+$PTRUN session start --interpret no - <"$LOG" >"$T/out" 2>"$T/err"
+rc=$?
+expect "a piped log with .pallas-triage/logs planted as a link" 4 "'.pallas-triage/logs' is a symbolic link"
+check "... nothing is written where it points" test -z "$(ls -A "$T/planted")"
+check "... and no session is started" test ! -e .pallas-triage/session.json
+pt session start --interpret no "$LOG"
+expect "... a session from a log file needs no logs/" 0
+pt run --change 'raised it' -- sh -c 'cat "$1"; echo more' sh "$LOG"
+expect "run: the attempt is recorded, its output not saved through the planted link" 1 \
+	"warning: the run's output was not saved: '.pallas-triage/logs' is a symbolic link"
+check "... the attempt is recorded" grep -q '"change": "raised it"' .pallas-triage/session.json
+check "... nothing is written where it points" test -z "$(ls -A "$T/planted")"
+rm .pallas-triage/logs
+printf 'not a directory\n' >.pallas-triage/logs
+$PTRUN session start --interpret no - <"$OTHER" >"$T/out" 2>"$T/err"
+rc=$?
+expect "a file planted as .pallas-triage/logs" 4 "'.pallas-triage/logs' is not a directory"
+check "... the session in progress is kept" grep -q '"class": "capacity"' .pallas-triage/session.json
+rm .pallas-triage/logs
+ln -s "$T/planted" .pallas-triage/archive
+cp .pallas-triage/session.json "$T/before.json"
+pt session reset
+expect "session reset with .pallas-triage/archive planted as a link" 4 "'.pallas-triage/archive' is a symbolic link"
+check "... the session stays where it was" cmp -s "$T/before.json" .pallas-triage/session.json
+pt session start --interpret no "$OTHER"
+expect "session start of another failure with the planted archive link" 4 "'.pallas-triage/archive' is a symbolic link"
+check "... the session stays where it was" cmp -s "$T/before.json" .pallas-triage/session.json
+check "... nothing is written where it points" test -z "$(ls -A "$T/planted")"
+cp "$T/before.json" "$T/planted/session-1.json"
+pt session restore 1
+expect "session restore through a planted archive link" 4 "'.pallas-triage/archive' is a symbolic link"
+check "... the file where it points is not moved" test -f "$T/planted/session-1.json"
+check "... the session stays where it was" cmp -s "$T/before.json" .pallas-triage/session.json
+rm .pallas-triage/archive
+mkdir .pallas-triage/archive
+ln -s "$T/planted/session-1.json" .pallas-triage/archive/session-1.json
+pt session restore 1
+expect "session restore of an archive entry planted as a link" 3 "is a symbolic link"
+check "... the file it points to stays" test -f "$T/planted/session-1.json"
+pt session reset
+expect "session reset with real directories" 0
+check "... archives past the planted entry, not over it" test -f .pallas-triage/archive/session-2.json -a -L .pallas-triage/archive/session-1.json
+
 # --- report --output: write through what is not a regular file --------------
 
 fresh
