@@ -10,6 +10,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "pt/util.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
 
@@ -68,29 +69,91 @@ parser_problem(struct builder *b)
 
 static struct ynode *parse_node(struct builder *b, yaml_event_t *ev, int depth);
 
-static bool
-check_duplicate_key(struct builder *b, const struct ynode *map, const struct ynode *key)
-{
-	if (key->kind != YNODE_SCALAR)
-		return false;
-	for (size_t i = 0; i + 1 < map->n; i += 2) {
-		const struct ynode *k = map->items[i];
+/*
+ * The keys of one mapping so far, as an open-addressing hash set of their
+ * indexes in map->items: each key is checked in constant time. Comparing
+ * each key with every earlier one made a 200 000-key mapping take half a
+ * minute to refuse.
+ */
+struct keyset {
+	size_t *slot;               /* index + 1 of a key in map->items; 0: empty */
+	size_t cap, n;              /* cap a power of two, at most half full */
+};
 
-		if (k->kind == YNODE_SCALAR && k->len == key->len &&
-		    memcmp(k->str, key->str, key->len) == 0) {
-			diag_error(b->d, b->file, key->line, key->col,
-				   "duplicate key '%s' (first at line %d)", key->str, k->line);
-			return true;
-		}
-	}
-	return false;
+static uint64_t
+key_hash(const struct ynode *k)
+{
+	return util_fnv1a(UTIL_FNV1A_INIT, k->str, k->len);
+}
+
+static bool
+same_key(const struct ynode *a, const struct ynode *b)
+{
+	return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
+}
+
+static void
+keyset_put(struct keyset *ks, const struct ynode *const *items, size_t at)
+{
+	size_t i = (size_t)key_hash(items[at]) & (ks->cap - 1);
+
+	while (ks->slot[i])
+		i = (i + 1) & (ks->cap - 1);
+	ks->slot[i] = at + 1;
+	ks->n++;
+}
+
+static void
+keyset_grow(struct keyset *ks, const struct ynode *const *items)
+{
+	size_t *old = ks->slot, oldcap = ks->cap;
+
+	ks->cap = ks->cap ? 2 * ks->cap : 16;
+	ks->slot = xcalloc(ks->cap, sizeof(*ks->slot));
+	ks->n = 0;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			keyset_put(ks, items, old[i] - 1);
+	free(old);
+}
+
+/* The earlier key equal to map->items[at], after adding it when there is none. */
+static const struct ynode *
+keyset_add(struct keyset *ks, const struct ynode *map, size_t at)
+{
+	const struct ynode *const *items = (const struct ynode *const *)map->items;
+	const struct ynode *key = items[at];
+	size_t i;
+
+	if (2 * (ks->n + 1) > ks->cap)
+		keyset_grow(ks, items);
+	for (i = (size_t)key_hash(key) & (ks->cap - 1); ks->slot[i]; i = (i + 1) & (ks->cap - 1))
+		if (same_key(items[ks->slot[i] - 1], key))
+			return items[ks->slot[i] - 1];
+	ks->slot[i] = at + 1;
+	ks->n++;
+	return NULL;
+}
+
+static void
+check_duplicate_key(struct builder *b, struct keyset *ks, const struct ynode *map)
+{
+	const struct ynode *key = map->items[map->n - 1], *first;
+
+	if (key->kind != YNODE_SCALAR)
+		return;
+	if ((first = keyset_add(ks, map, map->n - 1)))
+		diag_error(b->d, b->file, key->line, key->col, "duplicate key '%s' (first at line %d)",
+			   key->str, first->line);
 }
 
 /* Parse the children of a collection until its end event. */
 static int
 parse_children(struct builder *b, struct ynode *parent, yaml_event_type_t end, int depth)
 {
+	struct keyset keys = { NULL, 0, 0 };
 	size_t alloc = 0;
+	int ret = -1;
 
 	for (;;) {
 		yaml_event_t ev;
@@ -98,22 +161,26 @@ parse_children(struct builder *b, struct ynode *parent, yaml_event_type_t end, i
 
 		if (!yaml_parser_parse(&b->parser, &ev)) {
 			parser_problem(b);
-			return -1;
+			goto out;
 		}
 		if (ev.type == end) {
 			yaml_event_delete(&ev);
-			return 0;
+			ret = 0;
+			goto out;
 		}
 		child = parse_node(b, &ev, depth + 1);
 		yaml_event_delete(&ev);
 		if (!child)
-			return -1;
+			goto out;
 		node_push(parent, child, &alloc);
-		if (parent->kind == YNODE_MAP && parent->n % 2 == 1 &&
-		    check_duplicate_key(b, parent, child)) {
-			/* keep parsing: the tree stays well-formed, the diag has the error */
-		}
+		/* a duplicate is reported and parsing goes on: the tree stays
+		 * well-formed, the diag has the error */
+		if (parent->kind == YNODE_MAP && parent->n % 2 == 1)
+			check_duplicate_key(b, &keys, parent);
 	}
+out:
+	free(keys.slot);
+	return ret;
 }
 
 static struct ynode *
