@@ -143,6 +143,35 @@ assert d["bytes"] == want, (d["bytes"], want)
 PY
 under_valgrind || check "... in less than $((max_rss / 1024)) MiB ($(rss_kib) KiB)" [ "$(rss_kib)" -lt "$max_rss" ]
 
+# A piped log over the 16 MiB the session keeps: its first and last 8 MiB are
+# kept, with a line where the middle was cut; the error at the end is in the
+# copy (it used to keep the first 16 MiB only). The same for `run`'s output.
+mkdir -p "$T/keep" && cd "$T/keep" || exit 1
+{ yes 'I1129 12:00:00.000000 1234 train.py:10] step 123 loss 0.1234 ok' | head -c 20000000; cat "$LOG"; } >big.log
+PALLAS_TRIAGE_RULES=$RULES "$PT" session start --interpret no - <big.log >"$T/out" 2>"$T/err"
+rc=$?
+expect "a 20 MB piped log" 0 "the log kept in the session is its first and last 8 MiB; a line marks the cut"
+kept=$(ls .pallas-triage/logs/first-*.log 2>/dev/null)
+check "... is kept in the session" test -n "$kept"
+check "... at most 16 MiB and a line (it is $(wc -c <"$kept" 2>/dev/null) bytes)" \
+	test "$(wc -c <"$kept" 2>/dev/null || echo 0)" -le $((16 * 1024 * 1024 + 100))
+check "... with its first line" sh -c "head -n 1 '$kept' | grep -qx 'I1129 12:00:00.000000 1234 train.py:10] step 123 loss 0.1234 ok'"
+check "... the cut marked" grep -qE '^\[pallas-triage: [0-9]+ bytes cut here; the first and last 8 MiB are kept\]$' "$kept"
+check "... and the error at its end" grep -q 'Ran out of memory in memory space vmem' "$kept"
+check "... the bytes kept and cut add up to the log" python3 - "$kept" big.log <<'PY'
+import os, re, sys
+kept = open(sys.argv[1], "rb").read()
+cut = int(re.search(rb"\[pallas-triage: (\d+) bytes cut here", kept).group(1))
+line = re.search(rb"\[pallas-triage: .*\]\n", kept).group(0)
+assert len(kept) - len(line) + cut == os.path.getsize(sys.argv[2]), (len(kept), cut)
+PY
+PALLAS_TRIAGE_RULES=$RULES "$PT" run --change 'a bigger log' -- sh -c 'cat "$1"; echo once more' sh big.log >/dev/null 2>"$T/err"
+check "run: an output over 16 MiB is cut in the middle, said so" err_has "the output saved with the attempt is its first and last 8 MiB"
+kept=$(ls .pallas-triage/logs/attempt-1-*.log 2>/dev/null)
+check "... the attempt's log keeps the error at the end" sh -c "grep -q 'Ran out of memory in memory space vmem' '$kept' && tail -n 1 '$kept' | grep -qx 'once more'"
+cd "$T" || exit 1
+rm -rf "$T/keep"
+
 # --- rules ------------------------------------------------------------------
 
 # each malformed rules file: `rules validate` finds errors (1), triage refuses
