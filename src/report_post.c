@@ -28,9 +28,10 @@ report_post_payload(const char *dir, struct buf *out, struct pt_err *err)
 		goto out;
 	}
 	/* a cloned repository may plant pallas-triage-report.md as a link to
-	 * ~/.aws/credentials: what is sent must be a file of its own */
-	if (util_read_regular(pm, &md, REPORT_POST_MAX_BYTES, err) < 0 ||
-	    util_read_regular(pj, &js, REPORT_POST_MAX_BYTES, err) < 0)
+	 * ~/.aws/credentials, symbolic or hard: what is sent must be a file of
+	 * its own */
+	if (util_read_own(pm, &md, REPORT_POST_MAX_BYTES, err) < 0 ||
+	    util_read_own(pj, &js, REPORT_POST_MAX_BYTES, err) < 0)
 		goto out;
 	if (!(report = json_parse(js.data, js.len, pj, err)))
 		goto out;

@@ -53,15 +53,31 @@ util_read_file(const char *path, struct buf *out, size_t max, struct pt_err *err
 	return ret;
 }
 
+static int read_checked(int dfd, const char *name, const char *path, bool own, struct buf *out,
+			size_t max, struct pt_err *err);
+
 int
 util_read_regular(const char *path, struct buf *out, size_t max, struct pt_err *err)
 {
-	return util_read_regular_at(AT_FDCWD, path, path, out, max, err);
+	return read_checked(AT_FDCWD, path, path, false, out, max, err);
 }
 
 int
 util_read_regular_at(int dfd, const char *name, const char *path, struct buf *out, size_t max,
 		     struct pt_err *err)
+{
+	return read_checked(dfd, name, path, false, out, max, err);
+}
+
+int
+util_read_own(const char *path, struct buf *out, size_t max, struct pt_err *err)
+{
+	return read_checked(AT_FDCWD, path, path, true, out, max, err);
+}
+
+static int
+read_checked(int dfd, const char *name, const char *path, bool own, struct buf *out, size_t max,
+	     struct pt_err *err)
 {
 	struct stat st;
 	int fd, ret;
@@ -77,6 +93,10 @@ util_read_regular_at(int dfd, const char *name, const char *path, struct buf *ou
 		ret = pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", path);
 	else if (!S_ISREG(st.st_mode))
 		ret = pt_err_set(err, PT_EXIT_DATA, "'%s' is not a regular file", path);
+	else if (own && st.st_nlink != 1)
+		ret = pt_err_set(err, PT_EXIT_DATA, "'%s' is a hard link (a file with %lu names); "
+				 "refusing to read it: remove it and run again", path,
+				 (unsigned long)st.st_nlink);
 	else
 		ret = read_fd(fd, path, out, max, err);
 	close(fd);

@@ -22,6 +22,12 @@ int util_read_file(const char *path, struct buf *out, size_t max, struct pt_err 
  * saying which.
  */
 int util_read_regular(const char *path, struct buf *out, size_t max, struct pt_err *err);
+/*
+ * util_read_regular() of a file about to leave the machine (a report to
+ * post): it must also have no other name, since a hard link planted in its
+ * place could be any file of the user's (~/.aws/credentials).
+ */
+int util_read_own(const char *path, struct buf *out, size_t max, struct pt_err *err);
 /* util_read_regular() of name in the directory dfd (AT_FDCWD: the working
  * directory); path names it in messages. */
 int util_read_regular_at(int dfd, const char *name, const char *path, struct buf *out,

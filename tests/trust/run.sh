@@ -309,6 +309,30 @@ assert "stopped\\x1b]52" in text, "the planted finding is not in the body"
 bad = [c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f or ord(c) in bidi]
 sys.exit("raw controls: %r" % bad[:5] if bad else 0)
 PY
+# without a session the report files there are posted: one that is a hard
+# link to another file of the user's is not sent (a symbolic link is refused
+# too: tests/http)
+hook="http://127.0.0.1:$(cat "$T/srv/port")/hook/ok"
+mkdir nosession && cd nosession || exit 1
+printf 'aws_secret_access_key = hard-link-secret\n' >"$T/credentials"
+ln "$T/credentials" pallas-triage-report.md
+cp ../pallas-triage-report.json .
+nreq=$(wc -l <"$T/srv/requests.log")
+env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy \
+	$PTRUN report --post "$hook" --allow-http >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "report --post of a report file that is a hard link" 3 "'./pallas-triage-report.md' is a hard link (a file with 2 names)"
+check "... nothing is sent" test "$(wc -l <"$T/srv/requests.log")" -eq "$nreq"
+rm pallas-triage-report.md pallas-triage-report.json
+cp ../pallas-triage-report.md .
+ln ../pallas-triage-report.json pallas-triage-report.json
+env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy \
+	$PTRUN report --post "$hook" --allow-http >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "... the same for the JSON file" 3 "'./pallas-triage-report.json' is a hard link"
+check "... nothing is sent" test "$(wc -l <"$T/srv/requests.log")" -eq "$nreq"
+check "the secret never reached the server" lacks "$T/srv/requests.log" "hard-link-secret"
+cd .. || exit 1
 kill "$spid" 2>/dev/null
 trap 'rm -rf "$T"' EXIT
 python3 - .pallas-triage/session.json <<'PY'
