@@ -36,8 +36,6 @@ under_valgrind() { [ -n "${VALGRIND:-}" ] || head -c 2 "$PT" | grep -q '#!'; }
 # allocator add about 20 MiB)
 max_rss=32768
 { ldd "$PT" 2>/dev/null | grep -q libasan || nm "$PT" 2>/dev/null | grep -q __asan_init; } && max_rss=65536
-# control bytes other than newline and tab in a file (NUL included)
-raw_controls() { LC_ALL=C tr -d '\n\t' <"$1" | LC_ALL=C tr -cd '\000-\037\177' | wc -c; }
 no_nul() { [ "$(LC_ALL=C tr -cd '\000' <"$T/out" | wc -c)" -eq 0 ]; }
 
 # --- logs -------------------------------------------------------------------
@@ -82,7 +80,7 @@ check "... and classified" grep -q '^capacity/' "$T/out"
 awk 'BEGIN { srand(7); for (i = 0; i < 65536; i++) printf "%c", int(rand() * 256) }' >"$T/bin.log"
 pt --rules "$RULES" --no-input "$T/bin.log"
 expect "random binary data" 1 ''
-check "... prints no raw control byte" test "$(raw_controls "$T/out")" -eq 0
+check "... prints no raw control byte" no_raw_controls "$T/out"
 
 # NUL bytes inside the error line itself, and binary noise around it
 { printf 'junk\000\001\002\n'; sed 's/Ran out of memory/\x00&/' "$LOG"; printf '\377\376\000\n'; } >"$T/nul.log"
@@ -248,13 +246,15 @@ rules:
       match: ['BOOM xx']
 EOF
 { printf 'BOOM '; head -c 30000 /dev/zero | tr '\0' x; printf '!\n'; cat "$LOG"; } >"$T/evil.log"
-timed "$PT" --rules "$T/bad/evil" --no-input "$T/evil.log" >"$T/out" 2>"$T/err"
+# (the work is bounded by PCRE2's match limit, which the note shows was hit;
+# the timeout only keeps a broken build from hanging the suite: without the
+# limit the match would not end in our lifetime)
+timed timeout 300 "$PT" --rules "$T/bad/evil" --no-input "$T/evil.log" >"$T/out" 2>"$T/err"
 rc=$?
 echo "figure: catastrophic pattern: $(secs) s"
 expect "catastrophic regex in a user rule" 0 ''
-check "... the limit is reported" grep -q 'hit the backtracking limit and counted as no match' "$T/out"
+check "... the match limit stopped it, and is reported" grep -q 'hit the backtracking limit and counted as no match' "$T/out"
 check "... the other rules still decide" grep -q '^capacity/scoped-vmem' "$T/out"
-under_valgrind || check "... in under 5 s ($(secs) s)" awk "BEGIN { exit !($(secs) < 5) }"
 
 # --- sessions -----------------------------------------------------------------
 
@@ -395,7 +395,7 @@ if ! under_valgrind && mount -t tmpfs -o size=64k tmpfs "$disk" 2>/dev/null; the
 	pt attempt --rung custom --change two --result same
 	expect "full disk while saving" 4 "No space left on device"
 	check "... the old session is intact" cmp -s "$T/before.json" .pallas-triage/session.json
-	check "... no temp file is left" sh -c "! ls .pallas-triage | grep -q tmp"
+	check "... no temp file is left" sh -c 'ls .pallas-triage >"$1" && grep -qx session.json "$1" && ! grep -q tmp "$1"' sh "$T/ls"
 	pt session status
 	check "... and loads (exit $rc)" grep -q '1 of 10 attempts used' "$T/out"
 	# nearly full: the write itself fails half-way
@@ -507,22 +507,25 @@ fi
 # leave no ESC, BEL, CR, BS, DEL or NUL in text output and reports
 printf 'x \033]0;pwned\007 \033[2J\r\010\177 \033P+q\033\\ \033[?1049h\n' >"$T/esc.log"
 cat "$LOG" >>"$T/esc.log"
-sed -i 's/Ran out of memory/Ran out of\x07\x08\x0d\x1b[31m memory\x1b]8;;http:\/\/x\x1b\\/' "$T/esc.log"
+sed -i 's/Exceeded vmem capacity by 8.50M./&\x07\x08\x0d\x1b[31m red\x1b]8;;http:\/\/x\x1b\\ \x7f end/' "$T/esc.log"
 pt --rules "$RULES" --no-input --color never "$T/esc.log"
-check "escape sequences in a log: none reach stdout" test "$(raw_controls "$T/out")" -eq 0
+check "escape sequences in a log: the error line is shown, escaped" grep -qF 'by 8.50M.\x07\x08\x0d red \x7f end' "$T/out"
+check "... no raw control byte reaches stdout" no_raw_controls "$T/out"
 mkdir -p "$T/e" && cd "$T/e" || exit 1
 cp "$T/esc.log" .
 PALLAS_TRIAGE_RULES=$RULES "$PT" session start --interpret no esc.log >"$T/out" 2>&1
-check "... none reach session start's output" test "$(raw_controls "$T/out")" -eq 0
+check "... session start shows the diagnosis" grep -q '^failure: capacity/scoped-vmem' "$T/out"
+check "... none reach session start's output" no_raw_controls "$T/out"
 for fmt in text md json; do
 	PALLAS_TRIAGE_RULES=$RULES "$PT" report --format "$fmt" >"$T/out" 2>&1
-	check "... none reach the $fmt report" test "$(raw_controls "$T/out")" -eq 0
+	check "... the $fmt report holds the error line, escaped" grep -q 'red [\\]*x7f end' "$T/out"
+	check "... none reach the $fmt report" no_raw_controls "$T/out"
 done
 rung=$(PALLAS_TRIAGE_RULES=$RULES "$PT" session status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["next"]["rung"])' 2>/dev/null)
 PALLAS_TRIAGE_RULES=$RULES "$PT" attempt --rung "$rung" --change "$(printf 'made it \033[2Jsmaller')" --result same >/dev/null 2>&1
 PALLAS_TRIAGE_RULES=$RULES "$PT" session log >"$T/out" 2>&1
 check "... session log shows the change text" grep -q 'made it' "$T/out"
-check "... none reach session log from a change text" test "$(raw_controls "$T/out")" -eq 0
+check "... none reach session log from a change text" no_raw_controls "$T/out"
 cd "$T" || exit 1
 
 finish
