@@ -332,6 +332,13 @@ rc=$?
 expect "... the same for the JSON file" 3 "'./pallas-triage-report.json' is a hard link"
 check "... nothing is sent" test "$(wc -l <"$T/srv/requests.log")" -eq "$nreq"
 check "the secret never reached the server" lacks "$T/srv/requests.log" "hard-link-secret"
+rm pallas-triage-report.json
+printf '{"schema_version": 2, "status": "blocked", "status": "resolved"}\n' >pallas-triage-report.json
+env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy \
+	$PTRUN report --post "$hook" --allow-http >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "a report JSON with a key twice is refused (it used to abort)" 3 "duplicate key 'status' in the top object"
+check "... nothing is sent" test "$(wc -l <"$T/srv/requests.log")" -eq "$nreq"
 cd .. || exit 1
 kill "$spid" 2>/dev/null
 trap 'rm -rf "$T"' EXIT
