@@ -22,8 +22,8 @@
 #include <cjson/cJSON.h>
 
 #include "pt/json.h"
+#include "pt/keyset.h"
 #include "pt/term.h"
-#include "pt/util.h"
 #include "pt/xalloc.h"
 
 #define J(c) ((struct json *)(c))
@@ -392,39 +392,6 @@ find_nul_escape(const char *buf, size_t len)
 	return len;
 }
 
-/* A reusable open-addressing set of the keys of one object. */
-struct keyset {
-	const char **slot;
-	size_t cap;                 /* a power of two, or 0 */
-};
-
-/* Add key; returns false when it is there already. */
-static bool
-keyset_add(struct keyset *ks, const char *key)
-{
-	size_t i = (size_t)util_fnv1a(UTIL_FNV1A_INIT, key, strlen(key)) & (ks->cap - 1);
-
-	for (; ks->slot[i]; i = (i + 1) & (ks->cap - 1))
-		if (strcmp(ks->slot[i], key) == 0)
-			return false;
-	ks->slot[i] = key;
-	return true;
-}
-
-/* Size the set for n keys (at most half full) and empty it. */
-static void
-keyset_reset(struct keyset *ks, size_t n)
-{
-	if (ks->cap < 2 * n) {
-		while (ks->cap < 2 * n)
-			ks->cap = ks->cap ? 2 * ks->cap : 16;
-		free(ks->slot);
-		ks->slot = xcalloc(ks->cap, sizeof(*ks->slot));
-		return;
-	}
-	memset(ks->slot, 0, ks->cap * sizeof(*ks->slot));
-}
-
 /*
  * cJSON keeps both members of a duplicate key and json_get() sees the
  * first, so a file could say one thing to us and another to a reader that
@@ -433,23 +400,22 @@ keyset_reset(struct keyset *ks, size_t n)
  * object's keys go into a hash set.
  */
 static int
-check_keys(const cJSON *c, struct buf *path, struct keyset *ks, const char *name,
-	   struct pt_err *err)
+check_keys(const cJSON *c, struct buf *path, const char *name, struct pt_err *err)
 {
-	size_t n = 0, at = path->len, i = 0;
+	size_t at = path->len, i = 0;
+	struct keyset ks = KEYSET_INIT;
 
 	if (!is_container(c))
 		return 0;
-	if (cJSON_IsObject(c)) {
-		for (const cJSON *e = c->child; e; e = e->next)
-			n++;
-		keyset_reset(ks, n);
-		for (const cJSON *e = c->child; e; e = e->next)
-			if (!keyset_add(ks, e->string))
-				return pt_err_set(err, PT_EXIT_DATA, "%s: duplicate key '%s' in %s%s%s",
-						  name, e->string, path->len ? "'" : "the top object",
-						  path->data, path->len ? "'" : "");
-	}
+	for (const cJSON *e = c->child; cJSON_IsObject(c) && e; e = e->next)
+		if (!keyset_add(&ks, e->string, strlen(e->string), 0, NULL)) {
+			pt_err_set(err, PT_EXIT_DATA, "%s: duplicate key '%s' in %s%s%s", name,
+				   e->string, path->len ? "'" : "the top object", path->data,
+				   path->len ? "'" : "");
+			keyset_release(&ks);
+			return -1;
+		}
+	keyset_release(&ks);
 	for (const cJSON *e = c->child; e; e = e->next, i++) {
 		if (!is_container(e))
 			continue;
@@ -457,7 +423,7 @@ check_keys(const cJSON *c, struct buf *path, struct keyset *ks, const char *name
 			buf_addf(path, "%s%s", path->len ? "." : "", e->string);
 		else
 			buf_addf(path, "[%zu]", i);
-		if (check_keys(e, path, ks, name, err) < 0)
+		if (check_keys(e, path, name, err) < 0)
 			return -1;
 		buf_truncate(path, at);
 	}
@@ -468,7 +434,6 @@ static int
 json_check_strict(const char *buf, size_t len, const struct json *root, const char *name,
 		  struct pt_err *err)
 {
-	struct keyset ks = { NULL, 0 };
 	struct buf path = BUF_INIT;
 	size_t nul = find_nul_escape(buf, len);
 	int ret;
@@ -476,8 +441,7 @@ json_check_strict(const char *buf, size_t len, const struct json *root, const ch
 	if (nul < len)
 		return pt_err_set(err, PT_EXIT_DATA, "%s: a string holds \\u0000 at byte %zu; a NUL "
 				  "would cut it short", name, nul);
-	ret = check_keys(CC(root), &path, &ks, name, err);
-	free(ks.slot);
+	ret = check_keys(CC(root), &path, name, err);
 	buf_release(&path);
 	return ret;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "pt/util.h"
+#include "pt/keyset.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
 
@@ -69,89 +69,26 @@ parser_problem(struct builder *b)
 
 static struct ynode *parse_node(struct builder *b, yaml_event_t *ev, int depth);
 
-/*
- * The keys of one mapping so far, as an open-addressing hash set of their
- * indexes in map->items: each key is checked in constant time. Comparing
- * each key with every earlier one made a 200 000-key mapping take half a
- * minute to refuse.
- */
-struct keyset {
-	size_t *slot;               /* index + 1 of a key in map->items; 0: empty */
-	size_t cap, n;              /* cap a power of two, at most half full */
-};
-
-static uint64_t
-key_hash(const struct ynode *k)
-{
-	return util_fnv1a(UTIL_FNV1A_INIT, k->str, k->len);
-}
-
-static bool
-same_key(const struct ynode *a, const struct ynode *b)
-{
-	return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
-}
-
+/* Each key goes into keys, a hash set: comparing each with every earlier
+ * one made a 200 000-key mapping take half a minute to refuse. */
 static void
-keyset_put(struct keyset *ks, const struct ynode *const *items, size_t at)
+check_duplicate_key(struct builder *b, struct keyset *keys, const struct ynode *map)
 {
-	size_t i = (size_t)key_hash(items[at]) & (ks->cap - 1);
-
-	while (ks->slot[i])
-		i = (i + 1) & (ks->cap - 1);
-	ks->slot[i] = at + 1;
-	ks->n++;
-}
-
-static void
-keyset_grow(struct keyset *ks, const struct ynode *const *items)
-{
-	size_t *old = ks->slot, oldcap = ks->cap;
-
-	ks->cap = ks->cap ? 2 * ks->cap : 16;
-	ks->slot = xcalloc(ks->cap, sizeof(*ks->slot));
-	ks->n = 0;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i])
-			keyset_put(ks, items, old[i] - 1);
-	free(old);
-}
-
-/* The earlier key equal to map->items[at], after adding it when there is none. */
-static const struct ynode *
-keyset_add(struct keyset *ks, const struct ynode *map, size_t at)
-{
-	const struct ynode *const *items = (const struct ynode *const *)map->items;
-	const struct ynode *key = items[at];
-	size_t i;
-
-	if (2 * (ks->n + 1) > ks->cap)
-		keyset_grow(ks, items);
-	for (i = (size_t)key_hash(key) & (ks->cap - 1); ks->slot[i]; i = (i + 1) & (ks->cap - 1))
-		if (same_key(items[ks->slot[i] - 1], key))
-			return items[ks->slot[i] - 1];
-	ks->slot[i] = at + 1;
-	ks->n++;
-	return NULL;
-}
-
-static void
-check_duplicate_key(struct builder *b, struct keyset *ks, const struct ynode *map)
-{
-	const struct ynode *key = map->items[map->n - 1], *first;
+	const struct ynode *key = map->items[map->n - 1];
+	size_t first;
 
 	if (key->kind != YNODE_SCALAR)
 		return;
-	if ((first = keyset_add(ks, map, map->n - 1)))
+	if (!keyset_add(keys, key->str, key->len, map->n - 1, &first))
 		diag_error(b->d, b->file, key->line, key->col, "duplicate key '%s' (first at line %d)",
-			   key->str, first->line);
+			   key->str, map->items[first]->line);
 }
 
 /* Parse the children of a collection until its end event. */
 static int
 parse_children(struct builder *b, struct ynode *parent, yaml_event_type_t end, int depth)
 {
-	struct keyset keys = { NULL, 0, 0 };
+	struct keyset keys = KEYSET_INIT;
 	size_t alloc = 0;
 	int ret = -1;
 
@@ -179,7 +116,7 @@ parse_children(struct builder *b, struct ynode *parent, yaml_event_type_t end, i
 			check_duplicate_key(b, &keys, parent);
 	}
 out:
-	free(keys.slot);
+	keyset_release(&keys);
 	return ret;
 }
 
