@@ -22,6 +22,8 @@
 #include <cjson/cJSON.h>
 
 #include "pt/json.h"
+#include "pt/keyset.h"
+#include "pt/term.h"
 #include "pt/xalloc.h"
 
 #define J(c) ((struct json *)(c))
@@ -153,6 +155,14 @@ void json_add_int(struct json *o, const char *k, long long v) { add(o, k, make_i
 void json_add_num(struct json *o, const char *k, double v) { add(o, k, make_num(v)); }
 void json_add_bool(struct json *o, const char *k, bool v) { add(o, k, cJSON_CreateBool(v)); }
 void json_add_null(struct json *o, const char *k) { add(o, k, cJSON_CreateNull()); }
+struct json *
+json_add_copy(struct json *o, const char *k, const struct json *v)
+{
+	/* one deep copy: adding member by member checks each key against the
+	 * ones before it, which made a large object quadratic */
+	return J(add(o, k, cJSON_Duplicate(CC(v), true)));
+}
+
 struct json *json_add_object(struct json *o, const char *k) { return J(add(o, k, cJSON_CreateObject())); }
 struct json *json_add_array(struct json *o, const char *k) { return J(add(o, k, cJSON_CreateArray())); }
 
@@ -236,9 +246,15 @@ write_string(struct buf *out, const char *s)
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p >= 0x80) {
 			size_t n = utf8_len(p);
+			unsigned long cp;
 
 			if (n == 0) {
 				buf_adds(out, "\xef\xbf\xbd");
+			} else if (term_utf8_is_control(p, n, &cp)) {
+				/* valid JSON text, but a terminal showing the file
+				 * acts on it: as \uXXXX a decoder reads the same */
+				buf_addf(out, "\\u%04lx", cp);
+				p += n - 1;
 			} else {
 				buf_add(out, p, n);
 				p += n - 1;
@@ -375,6 +391,79 @@ json_print(const struct json *j, FILE *fp)
 
 /* ---- reading ---- */
 
+/*
+ * cJSON decodes "\u0000" into a NUL that ends the string: what follows it
+ * would be dropped without a word. In valid JSON a backslash only occurs
+ * inside a string, so a scan of escapes finds every such NUL. Returns the
+ * offset of the first, or len when there is none.
+ */
+static size_t
+find_nul_escape(const char *buf, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (buf[i] != '\\')
+			continue;
+		if (buf[i + 1] == 'u' && len - i >= 6 && memcmp(buf + i + 2, "0000", 4) == 0)
+			return i;
+		i++;
+	}
+	return len;
+}
+
+/*
+ * cJSON keeps both members of a duplicate key and json_get() sees the
+ * first, so a file could say one thing to us and another to a reader that
+ * takes the last (RFC 8259 4 leaves it open). Refuse them, naming where:
+ * path holds the place of c ("attempts[2]"). Linear in the members: each
+ * object's keys go into a hash set.
+ */
+static int
+check_keys(const cJSON *c, struct buf *path, const char *name, struct pt_err *err)
+{
+	size_t at = path->len, i = 0;
+	struct keyset ks = KEYSET_INIT;
+
+	if (!is_container(c))
+		return 0;
+	for (const cJSON *e = c->child; cJSON_IsObject(c) && e; e = e->next)
+		if (!keyset_add(&ks, e->string, strlen(e->string), 0, NULL)) {
+			pt_err_set(err, PT_EXIT_DATA, "%s: duplicate key '%s' in %s%s%s", name,
+				   e->string, path->len ? "'" : "the top object", path->data,
+				   path->len ? "'" : "");
+			keyset_release(&ks);
+			return -1;
+		}
+	keyset_release(&ks);
+	for (const cJSON *e = c->child; e; e = e->next, i++) {
+		if (!is_container(e))
+			continue;
+		if (cJSON_IsObject(c))
+			buf_addf(path, "%s%s", path->len ? "." : "", e->string);
+		else
+			buf_addf(path, "[%zu]", i);
+		if (check_keys(e, path, name, err) < 0)
+			return -1;
+		buf_truncate(path, at);
+	}
+	return 0;
+}
+
+static int
+json_check_strict(const char *buf, size_t len, const struct json *root, const char *name,
+		  struct pt_err *err)
+{
+	struct buf path = BUF_INIT;
+	size_t nul = find_nul_escape(buf, len);
+	int ret;
+
+	if (nul < len)
+		return pt_err_set(err, PT_EXIT_DATA, "%s: a string holds \\u0000 at byte %zu; a NUL "
+				  "would cut it short", name, nul);
+	ret = check_keys(CC(root), &path, name, err);
+	buf_release(&path);
+	return ret;
+}
+
 struct json *
 json_parse(const char *buf, size_t len, const char *name, struct pt_err *err)
 {
@@ -393,6 +482,10 @@ json_parse(const char *buf, size_t len, const char *name, struct pt_err *err)
 	if (end && end < buf + len) {
 		pt_err_set(err, PT_EXIT_DATA, "%s: unexpected data after the JSON document at byte %zu",
 			   name, (size_t)(end - buf));
+		cJSON_Delete(root);
+		return NULL;
+	}
+	if (json_check_strict(buf, len, J(root), name, err) < 0) {
 		cJSON_Delete(root);
 		return NULL;
 	}
@@ -435,6 +528,26 @@ json_len(const struct json *j)
 	for (const cJSON *e = CC(j)->child; e; e = e->next)
 		n++;
 	return n;
+}
+
+const struct json *
+json_first(const struct json *j, const char **key)
+{
+	const cJSON *e = is_container(CC(j)) ? CC(j)->child : NULL;
+
+	if (e && key)
+		*key = e->string;
+	return J(e);
+}
+
+const struct json *
+json_next(const struct json *e, const char **key)
+{
+	const cJSON *n = e ? CC(e)->next : NULL;
+
+	if (n && key)
+		*key = n->string;
+	return J(n);
 }
 
 const struct json *

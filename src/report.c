@@ -58,8 +58,20 @@ static const struct {
 
 /* --- the model --- */
 
-/* Every string that reaches a report may come from a log: control bytes are
- * escaped (a report is often cat'ed to a terminal), then masked if asked. */
+/*
+ * Every string that reaches a report comes from a log or from the session
+ * file, which a cloned repository may have planted: each one is copied
+ * into the model through rdup() (free text: escaped, then masked if asked)
+ * or rid() (names and labels: escaped), never with xstrdup(). Control and
+ * bidirectional bytes are escaped because a report is cat'ed to a
+ * terminal, pasted into a bug and posted to a webhook.
+ */
+static char *
+rid(const char *s)
+{
+	return s ? term_escape(s, strlen(s)) : NULL;
+}
+
 static char *
 rdup(const struct report *r, const char *s)
 {
@@ -67,12 +79,29 @@ rdup(const struct report *r, const char *s)
 
 	if (!s)
 		return NULL;
-	esc = term_escape(s, strlen(s));
+	esc = rid(s);
 	if (!r->redacted)
 		return esc;
 	red = report_redact(esc);
 	free(esc);
 	return red;
+}
+
+/* rid() of a new string s, which it frees. */
+static char *
+rtake(char *s)
+{
+	char *esc = rid(s);
+
+	free(s);
+	return esc;
+}
+
+/* class_label() (pt/rules.h), its subkind escaped. */
+static char *
+rlabel(enum pt_class c, const char *subkind)
+{
+	return rtake(class_label(c, subkind));
 }
 
 static void
@@ -100,18 +129,19 @@ static void
 build_status(struct report *r, const struct session *s)
 {
 	const struct attempt *last = s->nattempts ? &s->attempts[s->nattempts - 1] : NULL;
-	char *cur = class_label(s->cls, s->subkind);
+	char *cur = rlabel(s->cls, s->subkind), *rung = rid(last ? last->rung : "?");
+	char *finding = rdup(r, s->finding);
 
 	r->attempts_used = (int)s->nattempts;
 	r->attempt_cap = SESSION_ATTEMPT_CAP;
 	if (s->status == SESSION_RESOLVED) {
 		r->status = "resolved";
 		r->status_line = xasprintf("fixed at attempt %d of %d (%s)", last ? last->n : 0,
-					   SESSION_ATTEMPT_CAP, last ? last->rung : "?");
+					   SESSION_ATTEMPT_CAP, rung);
 	} else if (s->status == SESSION_BLOCKED && s->finding) {
 		r->status = "blocked";
 		r->status_line = xasprintf("stopped after %zu of %d attempts: %s", s->nattempts,
-					   SESSION_ATTEMPT_CAP, s->finding);
+					   SESSION_ATTEMPT_CAP, finding);
 	} else if (s->status == SESSION_BLOCKED && s->nattempts >= SESSION_ATTEMPT_CAP) {
 		r->status = "blocked";
 		r->status_line = xasprintf("stopped at attempt %d of %d without a fix",
@@ -126,6 +156,8 @@ build_status(struct report *r, const struct session *s)
 					   s->nattempts, SESSION_ATTEMPT_CAP);
 	}
 	r->current = cur;
+	free(rung);
+	free(finding);
 }
 
 /* The environment fingerprint lists every field the rules' facts can set,
@@ -150,10 +182,10 @@ build_diagnosis(struct report *r, const struct session *s, const struct ruleset 
 {
 	const struct verdict_snapshot *d = &s->first;
 
-	r->diagnosis = class_label(d->cls, d->subkind);
+	r->diagnosis = rlabel(d->cls, d->subkind);
 	r->confidence = d->confidence;
 	r->runner_up = d->runner_up < CLASS_COUNT ? xstrdup(class_name(d->runner_up)) : NULL;
-	r->rule = d->rule ? xstrdup(d->rule) : NULL;
+	r->rule = rid(d->rule);
 	r->message = rdup(r, d->message ? d->message : d->reason);
 	r->location = rdup(r, d->location);
 	r->key_line = rdup(r, d->key_line);
@@ -174,15 +206,16 @@ build_diagnosis(struct report *r, const struct session *s, const struct ruleset 
 					 d->ev[j].rule);
 		if (strchr(key.data, '('))
 			buf_addch(&key, ')');
-		kv_push(&r->evidence, &r->nevidence, buf_detach(&key, NULL), rdup(r, d->ev[i].text));
+		kv_push(&r->evidence, &r->nevidence, rid(key.data), rdup(r, d->ev[i].text));
+		buf_release(&key);
 		i = j;
 	}
 	for (size_t i = 0; i < d->vars.n; i++)
 		if (!rs || !ruleset_is_env_field(rs, d->vars.v[i].name))
-			kv_push(&r->values, &r->nvalues, xstrdup(d->vars.v[i].name),
+			kv_push(&r->values, &r->nvalues, rid(d->vars.v[i].name),
 				rdup(r, d->vars.v[i].value));
 	build_env(r, d, rs);
-	r->tool = xstrdup(s->tool ? s->tool : "pallas-triage " PT_VERSION);
+	r->tool = rdup(r, s->tool ? s->tool : "pallas-triage " PT_VERSION);
 }
 
 static const char *
@@ -210,7 +243,7 @@ build_history(struct report *r, const struct session *s, const struct ruleset *r
 					 class_name(s->cls));
 	}
 	for (size_t i = 0; i < s->nruled; i++)
-		kv_push(&r->ruled, &r->nruled, class_label(s->ruled[i].cls, s->ruled[i].subkind),
+		kv_push(&r->ruled, &r->nruled, rlabel(s->ruled[i].cls, s->ruled[i].subkind),
 			rdup(r, s->ruled[i].reason));
 	r->att = s->nattempts ? xcalloc(s->nattempts, sizeof(*r->att)) : NULL;
 	for (size_t i = 0; i < s->nattempts; i++) {
@@ -218,23 +251,24 @@ build_history(struct report *r, const struct session *s, const struct ruleset *r
 		struct report_attempt *ra = &r->att[i];
 
 		ra->n = a->n;
-		ra->rung = xstrdup(a->rung);
+		ra->rung = rid(a->rung);
 		ra->change = rdup(r, a->change);
 		ra->result = xstrdup(result_text(a->result));
-		ra->cls_after = class_label(a->cls_after, a->subkind_after);
+		ra->cls_after = rlabel(a->cls_after, a->subkind_after);
 		ra->log = rdup(r, a->log);
 		ra->note = rdup(r, a->note);
 		ra->time = rdup(r, a->time);
 	}
 	r->natt = s->nattempts;
 	for (size_t i = 0; i < s->nskipped; i++)
-		str_push(&r->skipped, &r->nskipped, xstrdup(s->skipped[i].rung));
+		str_push(&r->skipped, &r->nskipped, rid(s->skipped[i].rung));
 	for (size_t i = 0; i < s->ntraj; i++) {
-		char *l = class_label(s->traj[i].cls, s->traj[i].subkind);
+		char *l = rlabel(s->traj[i].cls, s->traj[i].subkind), *why = rdup(r, s->traj[i].why);
 
 		r->trajectory = xrealloc(r->trajectory, (r->ntraj + 1) * sizeof(*r->trajectory));
-		r->trajectory[r->ntraj++] = xasprintf("%s (%s)", l, s->traj[i].why);
+		r->trajectory[r->ntraj++] = xasprintf("%s (%s)", l, why);
 		free(l);
+		free(why);
 	}
 }
 
@@ -254,7 +288,7 @@ build_next(struct report *r, const struct session *s, const struct ruleset *rs,
 
 		api_render_clear_notes(ar);
 		change = ladder_change_render(ar, plan[i], &s->vars, NULL);
-		r->next[i].note = ladder_api_notes(ar);
+		r->next[i].note = rtake(ladder_api_notes(ar));
 
 		r->next[i].rung = xstrdup(plan[i]->id);
 		r->next[i].family = plan[i]->family ? xstrdup(plan[i]->family) : NULL;
@@ -308,9 +342,9 @@ flag_push(struct report *r, const struct flag_def *f, struct api_render *ar)
 	api_render_clear_notes(ar);
 	r->flags = xrealloc(r->flags, (r->nflags + 1) * sizeof(*r->flags));
 	r->flags[r->nflags].id = xstrdup(f->id);
-	r->flags[r->nflags].snippet = ladder_flag_render(ar, f);
-	r->flags[r->nflags].why = f->why ? xstrdup(f->why) : NULL;
-	r->flags[r->nflags].note = ladder_api_notes(ar);
+	r->flags[r->nflags].snippet = rtake(ladder_flag_render(ar, f));
+	r->flags[r->nflags].why = rid(f->why);
+	r->flags[r->nflags].note = rtake(ladder_api_notes(ar));
 	r->nflags++;
 }
 
@@ -354,13 +388,14 @@ report_build(struct report *r, const struct session *s, const struct ruleset *rs
 	build_next(r, s, rs, &ar);
 	build_more(r, s);
 	build_flags(r, s, rs, &ar);
-	r->spelling = ladder_api_sentence(&ar);
-	r->snippets_for_jax = ar.known && ar.table ? xstrdup(ar.version) : NULL;
+	/* these quote the session's jax_version */
+	r->spelling = rtake(ladder_api_sentence(&ar));
+	r->snippets_for_jax = ar.known && ar.table ? rid(ar.version) : NULL;
 	api_render_release(&ar);
 	r->kernel = rdup(r, s->kernel);
 	r->pre_debug = rdup(r, s->pre_debug);
-	r->created = xstrdup(s->created ? s->created : "");
-	r->updated = xstrdup(s->updated ? s->updated : "");
+	r->created = rid(s->created ? s->created : "");
+	r->updated = rid(s->updated ? s->updated : "");
 	what = s->kernel ? r->kernel : strcmp(r->log, "-") == 0 || strcmp(r->log, "<stdin>") == 0 ?
 	       "standard input" : r->log;
 	r->title = xasprintf("%s failure in %s", class_name(s->first.cls), what);

@@ -13,53 +13,6 @@
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
-/* Copy the value v into the container dst: as member key of an object, or
- * as the next element of an array when key is NULL. */
-static void
-copy_value(struct json *dst, const char *key, const struct json *v)
-{
-	const char *s;
-	long long i;
-	double d;
-	bool b;
-	struct json *sub;
-
-	switch (json_kind(v)) {
-	case JSON_NULL:
-		key ? json_add_null(dst, key) : json_push_null(dst);
-		break;
-	case JSON_BOOL:
-		json_bool_value(v, &b);
-		key ? json_add_bool(dst, key, b) : json_push_bool(dst, b);
-		break;
-	case JSON_NUMBER:
-		if (json_int_value(v, &i) == 0) {
-			key ? json_add_int(dst, key, i) : json_push_int(dst, i);
-		} else {
-			json_num_value(v, &d);
-			key ? json_add_num(dst, key, d) : json_push_num(dst, d);
-		}
-		break;
-	case JSON_STRING:
-		json_str_value(v, &s);
-		key ? json_add_str(dst, key, s) : json_push_str(dst, s);
-		break;
-	case JSON_ARRAY:
-	case JSON_OBJECT:
-		if (json_kind(v) == JSON_ARRAY)
-			sub = key ? json_add_array(dst, key) : json_push_array(dst);
-		else
-			sub = key ? json_add_object(dst, key) : json_push_object(dst);
-		for (size_t k = 0; k < json_len(v); k++) {
-			const char *mk = NULL;
-			const struct json *m = json_at(v, k, &mk);
-
-			copy_value(sub, json_kind(v) == JSON_OBJECT ? mk : NULL, m);
-		}
-		break;
-	}
-}
-
 int
 report_post_payload(const char *dir, struct buf *out, struct pt_err *err)
 {
@@ -75,9 +28,10 @@ report_post_payload(const char *dir, struct buf *out, struct pt_err *err)
 		goto out;
 	}
 	/* a cloned repository may plant pallas-triage-report.md as a link to
-	 * ~/.aws/credentials: what is sent must be a file of its own */
-	if (util_read_regular(pm, &md, REPORT_POST_MAX_BYTES, err) < 0 ||
-	    util_read_regular(pj, &js, REPORT_POST_MAX_BYTES, err) < 0)
+	 * ~/.aws/credentials, symbolic or hard: what is sent must be a file of
+	 * its own */
+	if (util_read_own(pm, &md, REPORT_POST_MAX_BYTES, err) < 0 ||
+	    util_read_own(pj, &js, REPORT_POST_MAX_BYTES, err) < 0)
 		goto out;
 	if (!(report = json_parse(js.data, js.len, pj, err)))
 		goto out;
@@ -89,7 +43,7 @@ report_post_payload(const char *dir, struct buf *out, struct pt_err *err)
 	json_add_int(root, "schema_version", REPORT_POST_SCHEMA);
 	json_add_str(root, "tool", "pallas-triage/" PT_VERSION);
 	json_add_str(root, "markdown", md.data);
-	copy_value(root, "report", report);
+	json_add_copy(root, "report", report);
 	json_write_compact(root, out);
 	ret = 0;
 out:

@@ -328,17 +328,44 @@ examples_parse(const struct ynode *en, struct example_lists *out, const char *fi
 }
 
 static bool
-valid_id(const char *id)
+name_char(char c, bool upper)
 {
-	const char *dot = strchr(id, '.');
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+	       c == '_' || (upper && c >= 'A' && c <= 'Z');
+}
 
-	if (!dot || dot == id || !dot[1])
+static bool
+name_of(const char *s, bool upper)
+{
+	size_t n = 0;
+
+	/* a value's name may start with '_' (PCRE2 group names may) */
+	if (!s || !*s || *s == '-' || *s == '.' || (!upper && *s == '_'))
 		return false;
-	for (const char *p = id; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-		      *p == '.' || *p == '_'))
+	for (; s[n]; n++)
+		if (!name_char(s[n], upper))
 			return false;
-	return true;
+	return n <= RULES_NAME_MAX;
+}
+
+bool
+rules_name_valid(const char *s)
+{
+	return name_of(s, false);
+}
+
+bool
+rules_var_name_valid(const char *s)
+{
+	return name_of(s, true);
+}
+
+bool
+rules_rule_id_valid(const char *s)
+{
+	const char *dot = s ? strchr(s, '.') : NULL;
+
+	return dot && dot != s && dot[1] && name_of(s, false);
 }
 
 static int
@@ -400,6 +427,25 @@ parse_tier(const struct ynode *rn, enum rule_tier *out, const char *file, struct
 	return -1;
 }
 
+/* Fields a session records (rung, family, subkind) must be names: the
+ * session loader refuses anything else. Checks s, or each of v. */
+static int
+want_names(const struct ynode *m, const char *key, const char *s, char *const *v,
+	   const char *file, const char *what, struct diag *d)
+{
+	const char *const one[] = { s, NULL };
+	const struct ynode *n = ynode_get(m, key);
+
+	for (const char *const *p = s ? one : (const char *const *)v; p && *p; p++)
+		if (!rules_name_valid(*p)) {
+			diag_error(d, file, n->line, n->col, "'%s' in %s must be a name (a-z, 0-9, "
+				   "'.', '_', '-'; at most %d bytes), not '%s'", key, what,
+				   RULES_NAME_MAX, *p);
+			return -1;
+		}
+	return 0;
+}
+
 static struct rule *
 rule_parse(const struct ynode *rn, const char *file, const char *origin, struct diag *d)
 {
@@ -420,7 +466,7 @@ rule_parse(const struct ynode *rn, const char *file, const char *origin, struct 
 		bad = 1;
 	if (ynode_want_str(rn, "id", true, &id, file, "a rule", d) < 0)
 		bad = 1;
-	else if (!valid_id(id)) {
+	else if (!rules_rule_id_valid(id)) {
 		const struct ynode *n = ynode_get(rn, "id");
 
 		diag_error(d, file, n->line, n->col,
@@ -429,7 +475,8 @@ rule_parse(const struct ynode *rn, const char *file, const char *origin, struct 
 	}
 	r->id = xstrdup(id ? id : "?");
 	bad |= parse_class_field(rn, &r->cls, true, file, "a rule", d) < 0;
-	bad |= ynode_want_str(rn, "subkind", false, &sub, file, "a rule", d) < 0;
+	bad |= ynode_want_str(rn, "subkind", false, &sub, file, "a rule", d) < 0 ||
+	       want_names(rn, "subkind", sub, NULL, file, "a rule", d) < 0;
 	bad |= parse_stage(rn, &r->stage, file, d) < 0;
 	bad |= ynode_want_int(rn, "weight", true, 1, 100, &weight, file, "a rule", d) < 0;
 	bad |= ynode_want_str(rn, "message", true, &msg, file, "a rule", d) < 0;
@@ -657,15 +704,18 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 		return -1;
 	}
 	bad |= ynode_check_keys(n, keys, file, "a rung", d) < 0;
-	bad |= ynode_want_str(n, "id", true, &id, file, "a rung", d) < 0;
-	bad |= ynode_want_str(n, "family", true, &family, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "id", true, &id, file, "a rung", d) < 0 ||
+	       want_names(n, "id", id, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "family", true, &family, file, "a rung", d) < 0 ||
+	       want_names(n, "family", family, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_str(n, "action", true, &action, file, "a rung", d) < 0;
 	bad |= ynode_want_str(n, "change", false, &change, file, "a rung", d) < 0;
 	bad |= ynode_want_str(n, "fallback", false, &fallback, file, "a rung", d) < 0;
 	bad |= ynode_want_str(n, "expect", true, &expect, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "requires", false, &r->requires, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "unless", false, &r->unless, NULL, file, "a rung", d) < 0;
-	bad |= ynode_want_strv(n, "subkinds", false, &r->subkinds, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_strv(n, "subkinds", false, &r->subkinds, NULL, file, "a rung", d) < 0 ||
+	       want_names(n, "subkinds", NULL, r->subkinds, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "flags", false, &r->flags, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "backends", false, &r->backends, NULL, file, "a rung", d) < 0;
 	if (!bad && change && has_value_placeholder(change) && !fallback) {
@@ -788,6 +838,19 @@ parse_codes_section(struct ruleset *rs, const struct ynode *list, const char *fi
 	return ret;
 }
 
+/* A fact's value is stored in the session under its name. */
+static bool
+sets_name_ok(const struct ynode *fn, const char *sets, const char *file, struct diag *d)
+{
+	const struct ynode *n = ynode_get(fn, "sets");
+
+	if (rules_var_name_valid(sets))
+		return true;
+	diag_error(d, file, n->line, n->col, "'sets' in a fact must be a value's name (A-Z, a-z, "
+		   "0-9, '.', '_', '-'; at most %d bytes), not '%s'", RULES_NAME_MAX, sets);
+	return false;
+}
+
 static int
 parse_facts_section(struct ruleset *rs, const struct ynode *list, const char *file,
 		    struct diag *d)
@@ -805,6 +868,7 @@ parse_facts_section(struct ruleset *rs, const struct ynode *list, const char *fi
 		if (fn->kind != YNODE_MAP || ynode_check_keys(fn, keys, file, "a fact", d) < 0 ||
 		    ynode_want_str(fn, "id", true, &id, file, "a fact", d) < 0 ||
 		    ynode_want_str(fn, "sets", true, &sets, file, "a fact", d) < 0 ||
+		    !sets_name_ok(fn, sets, file, d) ||
 		    ynode_want(fn, "pattern", YNODE_SCALAR, true, &pn, file, "a fact", d) < 0 ||
 		    ynode_want_strv(fn, "examples", true, &examples, NULL, file, "a fact", d) < 0 ||
 		    !(p = pattern_parse(pn, PAT_ANY, file, d))) {

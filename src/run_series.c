@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pt/advice.h"
+#include "pt/logkeep.h"
 #include "pt/run_series.h"
 #include "pt/runner.h"
 #include "pt/term.h"
@@ -15,8 +16,7 @@
  */
 struct feed {
 	struct classifier *all, *one;
-	struct buf *keep;
-	bool *cut;
+	struct logkeep *keep;
 };
 
 static void
@@ -27,10 +27,8 @@ feed(void *arg, const char *data, size_t len)
 	classifier_feed(f->all, data, len);
 	if (f->one)
 		classifier_feed(f->one, data, len);
-	if (f->keep && !*f->cut && buf_add(f->keep, data, len) < 0) {
-		buf_add(f->keep, data, RUN_KEEP_MAX - f->keep->len);
-		*f->cut = true;
-	}
+	if (f->keep)
+		logkeep_add(f->keep, data, len);
 }
 
 static void
@@ -55,8 +53,8 @@ run_one(const struct run_series_opts *o, const struct ruleset *rs, struct classi
 	struct run_series *rn, size_t i, struct pt_err *err)
 {
 	const char *level = o->sweep ? run_precision_levels[i] : NULL;
-	struct feed f = { all, rn->n > 1 ? classifier_new(rs) : NULL,
-			  o->keep ? &rn->out : NULL, &rn->out_cut };
+	struct logkeep keep;
+	struct feed f = { all, rn->n > 1 ? classifier_new(rs) : NULL, o->keep ? &keep : NULL };
 	char *assign = level ? xasprintf("%s=%s", RUN_PRECISION_ENV, level) : NULL;
 	char *set[3] = { NULL, NULL, NULL };
 	size_t nset = 0;
@@ -78,8 +76,7 @@ run_one(const struct run_series_opts *o, const struct ruleset *rs, struct classi
 	if (assign)
 		set[nset++] = assign;
 	ro.envp = env = runner_env_with(set);
-	buf_reset(&rn->out);
-	rn->out_cut = false;
+	logkeep_init(&keep, RUN_KEEP_MAX);
 	if (rn->n > 1)
 		say_run(o->progress, i, rn->n, level, o->cmd);
 	fflush(stdout);
@@ -101,6 +98,10 @@ run_one(const struct run_series_opts *o, const struct ruleset *rs, struct classi
 		if (res.end == RUNNER_INTERRUPTED)
 			rn->interrupted = res.sig;
 	}
+	/* the last run's output, its middle cut past RUN_KEEP_MAX */
+	rn->out_cut = logkeep_cut(&keep);
+	buf_release(&rn->out);
+	logkeep_finish(&keep, &rn->out);
 	buf_release(&lines);
 	classifier_free(f.one);
 	free(env);
@@ -115,7 +116,7 @@ run_series_exec(const struct run_series_opts *o, const struct ruleset *rs,
 	memset(rn, 0, sizeof(*rn));
 	rn->n = o->sweep ? RUN_NLEVELS : o->repeat;
 	rn->rec = xcalloc(rn->n, sizeof(*rn->rec));
-	buf_init(&rn->out, RUN_KEEP_MAX);
+	rn->out = (struct buf)BUF_INIT;
 	for (size_t i = 0; i < rn->n && !rn->interrupted; i++)
 		if (run_one(o, rs, all, rn, i, err) < 0)
 			return -1;

@@ -2,14 +2,17 @@
 /*
  * The session archive: a session that is set aside (session reset, a new
  * session begun over a closed one) moves to DIR/archive/session-N.json,
- * and `session restore` brings one back. Nothing is ever deleted here.
+ * and `session restore` brings one back. Nothing is ever deleted here, and
+ * nothing is reached through a link planted inside the session directory.
  * See pt/session.h.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pt/buf.h"
@@ -17,40 +20,107 @@
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
+/* The first N with no archive/session-N.json in adfd (a link counts as taken). */
+static int
+free_number(int adfd, char *name, size_t size)
+{
+	struct stat st;
+
+	for (int n = 1; ; n++) {
+		snprintf(name, size, "session-%d.json", n);
+		if (fstatat(adfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+			return n;
+	}
+}
+
 int
 session_archive(const char *dir, char **archived, struct pt_err *err)
 {
-	char *from = xasprintf("%s/%s", dir, SESSION_FILE), *adir = xasprintf("%s/archive", dir);
-	char *to = NULL;
-	int ret = -1;
+	char name[48];
+	int dfd = -1, adfd = -1, ret = -1;
 
 	if (archived)
 		*archived = NULL;
-	if (!util_is_file(from)) {
-		ret = 0;
+	if (!session_exists(dir))
+		return 0;
+	if ((dfd = session_dir_open(dir, false, err)) < 0 ||
+	    (adfd = session_subdir_open(dfd, dir, "archive", true, err)) < 0)
+		goto out;
+	free_number(adfd, name, sizeof(name));
+	if (renameat(dfd, SESSION_FILE, adfd, name) < 0) {
+		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot move '%s/%s' to '%s/archive/%s'", dir,
+			     SESSION_FILE, dir, name);
 		goto out;
 	}
-	if (util_mkdirs(adir, err) < 0)
-		goto out;
-	for (int n = 1; ; n++) {
-		free(to);
-		to = xasprintf("%s/session-%d.json", adir, n);
-		if (access(to, F_OK) != 0)
-			break;
-	}
-	if (rename(from, to) < 0) {
-		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot move '%s' to '%s'", from, to);
-		goto out;
-	}
-	if (archived) {
-		*archived = to;
-		to = NULL;
-	}
+	if (archived)
+		*archived = xasprintf("%s/archive/%s", dir, name);
 	ret = 0;
 out:
-	free(from);
-	free(adir);
-	free(to);
+	if (adfd >= 0)
+		close(adfd);
+	if (dfd >= 0)
+		close(dfd);
+	return ret;
+}
+
+/* Add to err's message what became of the session that was in dir. */
+static void
+say_kept(struct pt_err *err, const char *dir)
+{
+	size_t n;
+
+	if (!err)
+		return;
+	n = strlen(err->msg);
+	snprintf(err->msg + n, sizeof(err->msg) - n, "; nothing was started or archived: the "
+		 "session in '%s' is as it was", dir);
+}
+
+/*
+ * A copy, not a rename: the old session stays in place until the new one
+ * is saved over it, so at every moment (a crash, a full disk) one of them
+ * is dir/session.json, and the worst case is the old one in two places.
+ */
+int
+session_save_over(const struct session *s, const char *dir, char **archived,
+		  struct pt_err *err)
+{
+	struct buf old = BUF_INIT;
+	struct stat st;
+	char name[48], *shown = NULL;
+	int dfd = -1, adfd = -1, ret = -1;
+
+	*archived = NULL;
+	if ((dfd = session_dir_open(dir, false, err)) < 0)
+		return -1;
+	if (fstatat(dfd, SESSION_FILE, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		ret = session_save(s, dir, err);
+		goto out;
+	}
+	if (util_read_regular_at(dfd, SESSION_FILE, SESSION_FILE, &old, SESSION_MAX_BYTES, err) < 0 ||
+	    (adfd = session_subdir_open(dfd, dir, "archive", true, err)) < 0)
+		goto kept;
+	free_number(adfd, name, sizeof(name));
+	shown = xasprintf("%s/archive/%s", dir, name);
+	if (util_write_atomic_at(adfd, name, shown, old.data, old.len, err) < 0)
+		goto kept;
+	fchmodat(adfd, name, st.st_mode & 0777, 0);
+	if (session_save(s, dir, err) < 0) {
+		unlinkat(adfd, name, 0);
+		goto kept;
+	}
+	*archived = shown;
+	shown = NULL;
+	ret = 0;
+	goto out;
+kept:
+	say_kept(err, dir);
+out:
+	free(shown);
+	buf_release(&old);
+	if (adfd >= 0)
+		close(adfd);
+	close(dfd);
 	return ret;
 }
 
@@ -67,17 +137,20 @@ entry_number(const char *name)
 	return strcmp(end, ".json") == 0 && n > 0 ? n : 0;
 }
 
-long
-session_archive_latest(const char *dir)
+/* The highest N in the archive directory adfd (which stays open), or 0. */
+static long
+latest_in(int adfd)
 {
-	char *adir = xasprintf("%s/archive", dir);
-	DIR *d = opendir(adir);
+	int fd = dup(adfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	long best = 0;
 
-	free(adir);
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while ((e = readdir(d)))
 		if (entry_number(e->d_name) > best)
 			best = entry_number(e->d_name);
@@ -85,41 +158,75 @@ session_archive_latest(const char *dir)
 	return best;
 }
 
+long
+session_archive_latest(const char *dir)
+{
+	int dfd = session_dir_open(dir, false, NULL), adfd = -1;
+	long best = 0;
+
+	if (dfd >= 0 && (adfd = session_subdir_open(dfd, dir, "archive", false, NULL)) >= 0) {
+		best = latest_in(adfd);
+		close(adfd);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return best;
+}
+
+/* Read and check archive entry name of adfd; from names it in messages. */
+static int
+check_entry(int adfd, const char *name, const char *from, struct pt_err *err)
+{
+	struct session *s = NULL;
+	struct buf b = BUF_INIT;
+	struct stat st;
+	int ret = -1;
+
+	if (fstatat(adfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return pt_err_set(err, PT_EXIT_FINDING, "no archived session '%s'", from);
+	/* a file that does not load would only be refused by the next command */
+	if (util_read_regular_at(adfd, name, from, &b, SESSION_MAX_BYTES, err) == 0 &&
+	    session_parse(b.data, b.len, from, &s, err) == 0)
+		ret = 0;
+	session_free(s);
+	buf_release(&b);
+	return ret;
+}
+
 int
 session_restore(const char *dir, long n, char **restored, char **archived, struct pt_err *err)
 {
-	char *from, *to = xasprintf("%s/%s", dir, SESSION_FILE);
-	struct session *s = NULL;
-	struct buf b = BUF_INIT;
-	int ret = -1;
+	char name[48], *from = NULL;
+	int dfd = -1, adfd = -1, ret = -1;
 
 	*restored = *archived = NULL;
-	if (n <= 0 && (n = session_archive_latest(dir)) <= 0) {
-		free(to);
-		return pt_err_set(err, PT_EXIT_FINDING, "no archived session in '%s/archive'", dir);
-	}
-	from = xasprintf("%s/archive/session-%ld.json", dir, n);
-	if (!util_is_file(from)) {
-		pt_err_set(err, PT_EXIT_FINDING, "no archived session '%s'", from);
+	if ((dfd = session_dir_open(dir, false, err)) < 0)
+		return -1;
+	if ((adfd = session_subdir_open(dfd, dir, "archive", false, err)) < 0) {
+		if (err && err->status == PT_EXIT_FINDING)
+			pt_err_set(err, PT_EXIT_FINDING, "no archived session in '%s/archive'", dir);
 		goto out;
 	}
-	/* a file that does not load would only be refused by the next command */
-	if (util_read_regular(from, &b, SESSION_MAX_BYTES, err) < 0 ||
-	    session_parse(b.data, b.len, from, &s, err) < 0)
+	if (n <= 0 && (n = latest_in(adfd)) <= 0) {
+		pt_err_set(err, PT_EXIT_FINDING, "no archived session in '%s/archive'", dir);
 		goto out;
-	if (session_archive(dir, archived, err) < 0)
+	}
+	snprintf(name, sizeof(name), "session-%ld.json", n);
+	from = xasprintf("%s/archive/%s", dir, name);
+	if (check_entry(adfd, name, from, err) < 0 || session_archive(dir, archived, err) < 0)
 		goto out;
-	if (rename(from, to) < 0) {
-		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot move '%s' to '%s'", from, to);
+	if (renameat(adfd, name, dfd, SESSION_FILE) < 0) {
+		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot move '%s' to '%s/%s'", from, dir,
+			     SESSION_FILE);
 		goto out;
 	}
 	*restored = from;
 	from = NULL;
 	ret = 0;
 out:
-	session_free(s);
-	buf_release(&b);
 	free(from);
-	free(to);
+	if (adfd >= 0)
+		close(adfd);
+	close(dfd);
 	return ret;
 }

@@ -358,12 +358,30 @@ jtyped(struct jp *j, const struct json *o, const char *where, const char *key, b
 	return v;
 }
 
-/* Element i of array arr, which must be an object. */
+/*
+ * The first element of the array key of o (NULL when it is empty); *n gets
+ * the count, which must not exceed max. Loops walk on with json_next():
+ * counting or indexing the array on each step made a large file take
+ * minutes to load.
+ */
 static const struct json *
-jelem(struct jp *j, const struct json *arr, size_t i, const char *where)
+jlist(struct jp *j, const struct json *o, const char *where, const char *key, size_t max,
+      size_t *n)
 {
-	const struct json *e = json_at(arr, i, NULL);
+	const struct json *arr = jtyped(j, o, where, key, true);
 
+	*n = json_len(arr);
+	if (*n > max) {
+		jp_fail(j, where, key, "holds %zu entries; at most %zu are allowed", *n, max);
+		*n = 0;
+	}
+	return *n ? json_first(arr, NULL) : NULL;
+}
+
+/* Element e of an array, which must be an object. */
+static const struct json *
+jelem(struct jp *j, const struct json *e, const char *where)
+{
 	if (j->failed)
 		return NULL;
 	if (json_kind(e) != JSON_OBJECT) {
@@ -373,18 +391,67 @@ jelem(struct jp *j, const struct json *arr, size_t i, const char *where)
 	return e;
 }
 
+/* A string that is a name of the rules (pt/rules.h): what says which kind. */
+static char *
+jname(struct jp *j, const struct json *o, const char *where, const char *key, bool nullable,
+      bool (*valid)(const char *), const char *what)
+{
+	char *s = jstr(j, o, where, key, nullable);
+
+	if (s && !valid(s)) {
+		jp_fail(j, where, key, "is '%s', which is no %s", s, what);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* A rung id, family, subkind or fingerprint (rules_name_valid()). */
+static char *
+jid(struct jp *j, const struct json *o, const char *where, const char *key, bool nullable,
+    const char *what)
+{
+	return jname(j, o, where, key, nullable, rules_name_valid, what);
+}
+
+static char *
+jrule(struct jp *j, const struct json *o, const char *where, const char *key)
+{
+	return jname(j, o, where, key, true, rules_rule_id_valid, "rule id");
+}
+
+static char *
+jtime(struct jp *j, const struct json *o, const char *where, const char *key)
+{
+	char *s = jstr(j, o, where, key, false);
+
+	if (s && !util_time_valid(s)) {
+		jp_fail(j, where, key, "is '%s'; must be a UTC time like 2025-01-31T12:00:00Z", s);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static void
 jvars(struct jp *j, const struct json *o, const char *where, const char *key, struct vars *vs)
 {
-	const struct json *m = jtyped(j, o, where, key, false);
+	const struct json *m = jtyped(j, o, where, key, false), *e;
+	const char *name = NULL, *val;
 	char sub[96];
+	size_t n = json_len(m);
 
 	snprintf(sub, sizeof(sub), "%s%s%s", where, *where ? "." : "", key);
-	for (size_t i = 0; m && !j->failed && i < json_len(m); i++) {
-		const char *name = NULL, *val;
-
-		if (json_str_value(json_at(m, i, &name), &val) < 0)
-			jp_fail(j, sub, name ? name : "?", "must be a string");
+	if (n > SESSION_MAX_VARS) {
+		jp_fail(j, where, key, "holds %zu values; at most %d are allowed", n,
+			SESSION_MAX_VARS);
+		return;
+	}
+	for (e = json_first(m, &name); e && !j->failed; e = json_next(e, &name)) {
+		if (!rules_var_name_valid(name))
+			jp_fail(j, sub, "", "has a value named '%s', which is no value's name", name);
+		else if (json_str_value(e, &val) < 0)
+			jp_fail(j, sub, name, "must be a string");
 		else
 			vars_set(vs, name, val, true);
 	}
@@ -393,16 +460,17 @@ jvars(struct jp *j, const struct json *o, const char *where, const char *key, st
 static void
 load_evidence(struct jp *j, const struct json *d, struct verdict_snapshot *dg)
 {
-	const struct json *arr = jtyped(j, d, "diagnosis", "evidence", true), *e;
+	size_t n;
+	const struct json *e = jlist(j, d, "diagnosis", "evidence", SESSION_MAX_LIST, &n);
 	char where[64];
 
-	dg->ev = xcalloc(json_len(arr) + 1, sizeof(*dg->ev));
-	for (size_t i = 0; i < json_len(arr); i++) {
+	dg->ev = xcalloc(n + 1, sizeof(*dg->ev));
+	for (size_t i = 0; e; e = json_next(e, NULL), i++) {
 		snprintf(where, sizeof(where), "diagnosis.evidence[%zu]", i);
-		if (!(e = jelem(j, arr, i, where)))
+		if (!jelem(j, e, where))
 			return;
 		dg->ev[i].line = (size_t)jint(j, e, where, "line", 0, 1L << 40);
-		dg->ev[i].rule = jstr(j, e, where, "rule", true);
+		dg->ev[i].rule = jrule(j, e, where, "rule");
 		dg->ev[i].text = jstr(j, e, where, "text", false);
 		dg->nev = i + 1;
 	}
@@ -417,44 +485,59 @@ load_snapshot(struct jp *j, const struct json *root, struct verdict_snapshot *dg
 	if (!d)
 		return;
 	dg->cls = jclass(j, d, w, "class", false);
-	dg->subkind = jstr(j, d, w, "subkind", true);
+	dg->subkind = jid(j, d, w, "subkind", true, "subkind");
 	dg->confidence = jnum(j, d, w, "confidence", 0, 1);
 	if ((sc = jtyped(j, d, w, "scores", false)))
 		for (int c = 0; c < CLASS_COUNT; c++)
 			dg->scores[c] = jnum(j, sc, "diagnosis.scores", class_name((enum pt_class)c),
 					     0, 1);
 	dg->runner_up = jclass(j, d, w, "runner_up", true);
-	dg->rule = jstr(j, d, w, "rule", true);
+	dg->rule = jrule(j, d, w, "rule");
 	dg->message = jstr(j, d, w, "message", true);
 	dg->reason = jstr(j, d, w, "reason", true);
 	dg->key_line = jstr(j, d, w, "key_line", true);
 	dg->key_lineno = (size_t)jint(j, d, w, "key_lineno", 0, 1L << 40);
 	dg->location = jstr(j, d, w, "location", true);
-	dg->fingerprint = jstr(j, d, w, "fingerprint", true);
+	dg->fingerprint = jid(j, d, w, "fingerprint", true, "fingerprint");
 	dg->fingerprint_text = jstr(j, d, w, "fingerprint_text", true);
 	load_evidence(j, d, dg);
 	jvars(j, d, w, "vars", &dg->vars);
 }
 
+/* "class/family": a class of ours and a name. */
+static bool
+class_family_valid(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	char cls[32];
+
+	if (!slash || (size_t)(slash - s) >= sizeof(cls))
+		return false;
+	memcpy(cls, s, (size_t)(slash - s));
+	cls[slash - s] = '\0';
+	return class_from_name(cls) < CLASS_COUNT && rules_name_valid(slash + 1);
+}
+
 static void
 load_current(struct jp *j, const struct json *root, struct session *s)
 {
-	const struct json *c = jtyped(j, root, "", "current", false), *ex;
+	const struct json *c = jtyped(j, root, "", "current", false), *e;
 	const char *w = "current";
+	size_t n;
 
 	if (!c)
 		return;
 	s->cls = jclass(j, c, w, "class", false);
-	s->subkind = jstr(j, c, w, "subkind", true);
-	s->fingerprint = jstr(j, c, w, "fingerprint", true);
+	s->subkind = jid(j, c, w, "subkind", true, "subkind");
+	s->fingerprint = jid(j, c, w, "fingerprint", true, "fingerprint");
 	s->same_streak = (int)jint(j, c, w, "same_streak", 0, SESSION_ATTEMPT_CAP);
-	ex = jtyped(j, c, w, "exhausted_families", true);
-	s->exhausted = xcalloc(json_len(ex) + 1, sizeof(*s->exhausted));
-	for (size_t i = 0; !j->failed && i < json_len(ex); i++) {
+	e = jlist(j, c, w, "exhausted_families", SESSION_MAX_LIST, &n);
+	s->exhausted = xcalloc(n + 1, sizeof(*s->exhausted));
+	for (size_t i = 0; e && !j->failed; e = json_next(e, NULL), i++) {
 		const char *str;
 		char key[48];
 
-		if (json_str_value(json_at(ex, i, NULL), &str) < 0 || !strchr(str, '/')) {
+		if (json_str_value(e, &str) < 0 || !class_family_valid(str)) {
 			snprintf(key, sizeof(key), "exhausted_families[%zu]", i);
 			jp_fail(j, w, key, "must be a string 'class/family'");
 			break;
@@ -468,16 +551,17 @@ load_current(struct jp *j, const struct json *root, struct session *s)
 static void
 load_ruled(struct jp *j, const struct json *root, struct session *s)
 {
-	const struct json *arr = jtyped(j, root, "", "ruled_out", true), *e;
+	size_t n;
+	const struct json *e = jlist(j, root, "", "ruled_out", SESSION_MAX_LIST, &n);
 	char where[48];
 
-	s->ruled = xcalloc(json_len(arr) + 1, sizeof(*s->ruled));
-	for (size_t i = 0; i < json_len(arr); i++) {
+	s->ruled = xcalloc(n + 1, sizeof(*s->ruled));
+	for (size_t i = 0; e; e = json_next(e, NULL), i++) {
 		snprintf(where, sizeof(where), "ruled_out[%zu]", i);
-		if (!(e = jelem(j, arr, i, where)))
+		if (!jelem(j, e, where))
 			return;
 		s->ruled[i].cls = jclass(j, e, where, "class", false);
-		s->ruled[i].subkind = jstr(j, e, where, "subkind", true);
+		s->ruled[i].subkind = jid(j, e, where, "subkind", true, "subkind");
 		s->ruled[i].reason = jstr(j, e, where, "reason", false);
 		s->nruled = i + 1;
 	}
@@ -486,16 +570,17 @@ load_ruled(struct jp *j, const struct json *root, struct session *s)
 static void
 load_traj(struct jp *j, const struct json *root, struct session *s)
 {
-	const struct json *arr = jtyped(j, root, "", "trajectory", true), *e;
+	size_t n;
+	const struct json *e = jlist(j, root, "", "trajectory", SESSION_MAX_LIST, &n);
 	char where[48];
 
-	s->traj = xcalloc(json_len(arr) + 1, sizeof(*s->traj));
-	for (size_t i = 0; i < json_len(arr); i++) {
+	s->traj = xcalloc(n + 1, sizeof(*s->traj));
+	for (size_t i = 0; e; e = json_next(e, NULL), i++) {
 		snprintf(where, sizeof(where), "trajectory[%zu]", i);
-		if (!(e = jelem(j, arr, i, where)))
+		if (!jelem(j, e, where))
 			return;
 		s->traj[i].cls = jclass(j, e, where, "class", true);
-		s->traj[i].subkind = jstr(j, e, where, "subkind", true);
+		s->traj[i].subkind = jid(j, e, where, "subkind", true, "subkind");
 		s->traj[i].why = jstr(j, e, where, "why", false);
 		s->ntraj = i + 1;
 	}
@@ -510,8 +595,8 @@ load_attempt(struct jp *j, const struct json *e, const char *where, struct attem
 	if (!j->failed && a->n != (int)i + 1)
 		jp_fail(j, where, "n", "is %d; must be %zu (attempts are numbered in order)",
 			a->n, i + 1);
-	a->rung = jstr(j, e, where, "rung", false);
-	a->family = jstr(j, e, where, "family", true);
+	a->rung = jid(j, e, where, "rung", false, "rung id");
+	a->family = jid(j, e, where, "family", true, "family");
 	a->change = jstr(j, e, where, "change", false);
 	r = jenum(j, e, where, "result", res_name, RESULT_COUNT, false);
 	if (r == RESULT_NA)
@@ -519,29 +604,25 @@ load_attempt(struct jp *j, const struct json *e, const char *where, struct attem
 	a->result = r < 0 ? RESULT_SAME : (enum attempt_result)r;
 	a->cls_before = jclass(j, e, where, "class_before", false);
 	a->cls_after = jclass(j, e, where, "class_after", true);
-	a->subkind_after = jstr(j, e, where, "subkind_after", true);
-	a->fingerprint = jstr(j, e, where, "fingerprint", true);
+	a->subkind_after = jid(j, e, where, "subkind_after", true, "subkind");
+	a->fingerprint = jid(j, e, where, "fingerprint", true, "fingerprint");
 	a->log = jstr(j, e, where, "log", true);
 	a->log_digest = jdigest(j, e, where, "log_digest");
 	a->note = jstr(j, e, where, "note", true);
-	a->time = jstr(j, e, where, "time", false);
+	a->time = jtime(j, e, where, "time");
 }
 
 static void
 load_attempts(struct jp *j, const struct json *root, struct session *s)
 {
-	const struct json *arr = jtyped(j, root, "", "attempts", true), *e;
+	size_t n;
+	const struct json *e = jlist(j, root, "", "attempts", SESSION_ATTEMPT_CAP, &n);
 	char where[48];
 
-	if (json_len(arr) > SESSION_ATTEMPT_CAP) {
-		jp_fail(j, "", "attempts", "holds %zu attempts; at most %d are allowed",
-			json_len(arr), SESSION_ATTEMPT_CAP);
-		return;
-	}
-	s->attempts = xcalloc(json_len(arr) + 1, sizeof(*s->attempts));
-	for (size_t i = 0; i < json_len(arr); i++) {
+	s->attempts = xcalloc(n + 1, sizeof(*s->attempts));
+	for (size_t i = 0; e; e = json_next(e, NULL), i++) {
 		snprintf(where, sizeof(where), "attempts[%zu]", i);
-		if (!(e = jelem(j, arr, i, where)))
+		if (!jelem(j, e, where))
 			return;
 		load_attempt(j, e, where, &s->attempts[i], i);
 		s->nattempts = i + 1;
@@ -551,16 +632,17 @@ load_attempts(struct jp *j, const struct json *root, struct session *s)
 static void
 load_skipped(struct jp *j, const struct json *root, struct session *s)
 {
-	const struct json *arr = jtyped(j, root, "", "skipped", true), *e;
+	size_t n;
+	const struct json *e = jlist(j, root, "", "skipped", SESSION_MAX_LIST, &n);
 	char where[48];
 
-	s->skipped = xcalloc(json_len(arr) + 1, sizeof(*s->skipped));
-	for (size_t i = 0; i < json_len(arr); i++) {
+	s->skipped = xcalloc(n + 1, sizeof(*s->skipped));
+	for (size_t i = 0; e; e = json_next(e, NULL), i++) {
 		snprintf(where, sizeof(where), "skipped[%zu]", i);
-		if (!(e = jelem(j, arr, i, where)))
+		if (!jelem(j, e, where))
 			return;
-		s->skipped[i].rung = jstr(j, e, where, "rung", false);
-		s->skipped[i].time = jstr(j, e, where, "time", false);
+		s->skipped[i].rung = jid(j, e, where, "rung", false, "rung id");
+		s->skipped[i].time = jtime(j, e, where, "time");
 		s->nskipped = i + 1;
 	}
 }
@@ -574,7 +656,7 @@ load_tail(struct jp *j, const struct json *root, struct session *s)
 	if (p && json_kind(p) != JSON_OBJECT) {
 		jp_fail(j, "", "pending", "must be an object or null");
 	} else if (p) {
-		s->pending.rung = jstr(j, p, "pending", "rung", false);
+		s->pending.rung = jid(j, p, "pending", "rung", false, "rung id");
 		s->pending.result = jenum(j, p, "pending", "result", res_name, RESULT_COUNT, true);
 		s->pending.change = jstr(j, p, "pending", "change", true);
 		s->pending.log = jstr(j, p, "pending", "log", true);
@@ -595,8 +677,8 @@ load_head(struct jp *j, const struct json *root, struct session *s)
 	int v;
 
 	s->tool = jstr(j, root, "", "tool", true);
-	s->created = jstr(j, root, "", "created", false);
-	s->updated = jstr(j, root, "", "updated", false);
+	s->created = jtime(j, root, "", "created");
+	s->updated = jtime(j, root, "", "updated");
 	v = jenum(j, root, "", "status", st_name, SESSION_STATUS_COUNT, false);
 	s->status = v < 0 ? SESSION_IN_PROGRESS : (enum session_status)v;
 	s->log = jstr(j, root, "", "log", false);
@@ -705,13 +787,10 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 {
 	struct buf b = BUF_INIT;
 	char *path = session_path(dir);
-	int ret = -1, dfd;
+	int ret = -1, dfd = -1;
 
-	if (util_is_dir(dir)) {
-		if ((dfd = session_dir_open(dir, false, err)) < 0)
-			goto out;
-		close(dfd);
-	}
+	if (util_is_dir(dir) && (dfd = session_dir_open(dir, false, err)) < 0)
+		goto out;
 	if (!util_is_file(path)) {
 		pt_err_set(err, PT_EXIT_FINDING, "no session in '%s'; start one with "
 			   "'pallas-triage LOG' at a terminal or 'pallas-triage session start LOG'", dir);
@@ -719,7 +798,7 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 	}
 	/* A file too big to be a session is as broken as one that does not
 	 * parse; one that cannot be read (permissions) is not. */
-	if (util_read_regular(path, &b, SESSION_MAX_BYTES, err) < 0) {
+	if (util_read_regular_at(dfd, SESSION_FILE, path, &b, SESSION_MAX_BYTES, err) < 0) {
 		struct stat st;
 
 		if (stat(path, &st) == 0 && (unsigned long long)st.st_size > SESSION_MAX_BYTES)
@@ -729,6 +808,8 @@ session_load(const char *dir, struct session **out, struct pt_err *err)
 	if ((ret = session_parse(b.data, b.len, path, out, err)) < 0)
 		add_reset_hint(err);
 out:
+	if (dfd >= 0)
+		close(dfd);
 	buf_release(&b);
 	free(path);
 	return ret;
@@ -737,32 +818,37 @@ out:
 /* A save killed between mkstemp and rename leaves a temp file behind; under
  * the lock no other writer can own one, so they are all stale. */
 static void
-remove_stale_temps(const char *dir)
+remove_stale_temps(int dfd)
 {
-	DIR *d = opendir(dir);
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	size_t plen = strlen(SESSION_FILE ".tmp.");
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while ((e = readdir(d)))
-		if (strncmp(e->d_name, SESSION_FILE ".tmp.", plen) == 0) {
-			char *p = xasprintf("%s/%s", dir, e->d_name);
-
-			unlink(p);
-			free(p);
-		}
+		if (strncmp(e->d_name, SESSION_FILE ".tmp.", plen) == 0)
+			unlinkat(dfd, e->d_name, 0);
 	closedir(d);
 }
 
 int
 session_save(const struct session *s, const char *dir, struct pt_err *err)
 {
-	char *text = session_format(s), *path = session_path(dir);
-	int ret;
+	char *text, *path;
+	int ret, dfd;
 
-	remove_stale_temps(dir);
-	ret = util_write_atomic(path, text, strlen(text), err);
+	if ((dfd = session_dir_open(dir, false, err)) < 0)
+		return -1;
+	text = session_format(s);
+	path = session_path(dir);
+	remove_stale_temps(dfd);
+	ret = util_write_atomic_at(dfd, SESSION_FILE, path, text, strlen(text), err);
+	close(dfd);
 	free(text);
 	free(path);
 	return ret;

@@ -44,6 +44,38 @@ session_dir_open(const char *dir, bool create, struct pt_err *err)
 }
 
 /*
+ * A link planted as .pallas-triage/logs or archive would receive every
+ * piped log and archived session (and `session restore` would move a file
+ * out of where it points): each level is opened from the one above it,
+ * never through a link.
+ */
+int
+session_subdir_open(int dfd, const char *dir, const char *name, bool create, struct pt_err *err)
+{
+	struct stat st;
+	int fd, saved;
+
+	if (create && mkdirat(dfd, name, 0755) < 0 && errno != EEXIST)
+		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot create directory '%s/%s'", dir,
+				    name);
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+		return fd;
+	/* Linux says ENOTDIR for a link opened O_DIRECTORY|O_NOFOLLOW */
+	saved = errno;
+	if (saved == ELOOP || (saved == ENOTDIR && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			       S_ISLNK(st.st_mode)))
+		return pt_err_set(err, PT_EXIT_SYSTEM, "'%s/%s' is a symbolic link; pallas-triage "
+				  "keeps its session only in real directories: remove the link and "
+				  "run again", dir, name);
+	if (saved == ENOTDIR)
+		return pt_err_set(err, PT_EXIT_SYSTEM, "'%s/%s' is not a directory; remove it and "
+				  "run again", dir, name);
+	errno = saved;
+	return pt_err_errno(err, saved == ENOENT ? PT_EXIT_FINDING : PT_EXIT_SYSTEM,
+			    "cannot open '%s/%s'", dir, name);
+}
+
+/*
  * The lock file is created O_EXCL|O_NOFOLLOW like git's index.lock, so
  * nothing planted is ever truncated. Unlike index.lock it outlives its
  * holder (the lock is the flock on it): a run killed by SIGKILL must not

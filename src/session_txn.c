@@ -46,21 +46,25 @@ same_failure(const struct session *s, const struct verdict *v)
 	return !s->first.fingerprint && !v->fingerprint;
 }
 
-/* Archive the session in t->dir (a closed one, or another failure's), telling o. */
+/*
+ * The session in t->dir (a closed one, or another failure's) is to be set
+ * aside, telling o. It is archived only when the new one is saved
+ * (session_save_over()): a full disk must not leave the user with neither.
+ */
 static int
-archive_old(struct session_txn *t, struct session *old, struct session_opened *o,
-	    struct pt_err *err)
+archive_old(struct session *old, struct session_opened *o, bool *set_aside)
 {
 	o->archived_other = old->first.fingerprint != NULL;
 	o->archived_status = old->status;
 	session_free(old);
-	return session_archive(t->dir, &o->archived, err);
+	*set_aside = true;
+	return 0;
 }
 
-/* Resume the session for v's failure (t->s), or archive what is there. */
+/* Resume the session for v's failure (t->s), or set aside what is there. */
 static int
 resume_or_archive(struct session_txn *t, const struct verdict *v, struct session_opened *o,
-		  struct pt_err *err)
+		  bool *set_aside, struct pt_err *err)
 {
 	struct session *old = NULL;
 
@@ -73,7 +77,7 @@ resume_or_archive(struct session_txn *t, const struct verdict *v, struct session
 		o->resumed = true;
 		return 0;
 	}
-	return archive_old(t, old, o, err);
+	return archive_old(old, o, set_aside);
 }
 
 /* Which of s's logs has this digest: 0 the first, N attempt N's; -1 none. */
@@ -98,7 +102,7 @@ log_seen(const struct session *s, const char *digest)
  */
 static int
 resume_or_result(struct session_txn *t, const struct verdict *v, const struct session_log *log,
-		 struct session_opened *o, struct pt_err *err)
+		 struct session_opened *o, bool *set_aside, struct pt_err *err)
 {
 	struct session *old = NULL;
 
@@ -107,7 +111,7 @@ resume_or_result(struct session_txn *t, const struct verdict *v, const struct se
 	if (session_load(t->dir, &old, err) < 0)
 		return -1;
 	if (old->status != SESSION_IN_PROGRESS)
-		return archive_old(t, old, o, err);
+		return archive_old(old, o, set_aside);
 	t->s = old;
 	o->seen = log_seen(old, log->digest);
 	if (o->seen < 0 && !old->log_digest && old->nattempts == 0 && same_failure(old, v))
@@ -165,6 +169,8 @@ open_with(enum open_mode mode, struct session_txn *t, const char *dir, const str
 	  const struct session_log *log, const char *kernel, const char *fixed_now,
 	  struct session_opened *o, struct pt_err *err)
 {
+	bool set_aside = false;
+
 	memset(o, 0, sizeof(*o));
 	o->seen = -1;
 	/* check before an old session is archived for nothing */
@@ -172,13 +178,15 @@ open_with(enum open_mode mode, struct session_txn *t, const char *dir, const str
 		return pt_err_errno(err, PT_EXIT_DATA, "cannot read the kernel '%s'", kernel);
 	if (txn_lock(t, dir, fixed_now, err) < 0)
 		return -1;
-	if ((mode == OPEN_START ? resume_or_archive(t, v, o, err) :
-	     resume_or_result(t, v, log, o, err)) < 0)
+	if ((mode == OPEN_START ? resume_or_archive(t, v, o, &set_aside, err) :
+	     resume_or_result(t, v, log, o, &set_aside, err)) < 0)
 		return -1;
 	if (begin_if_new(t, v, log, kernel, o, err) < 0)
 		return -1;
 	if (o->result_log && keep_log(t, log, NULL, o, err) < 0)
 		return -1;
+	if (set_aside)
+		return session_save_over(t->s, dir, &o->archived, err);
 	return session_save(t->s, dir, err);
 }
 
@@ -281,19 +289,25 @@ int
 session_txn_save_log(struct session_txn *t, const char *stem, const char *data, size_t len,
 		     char **path, char *digest, struct pt_err *err)
 {
-	char hex[SHA256_HEX_LEN + 1], *logs = xasprintf("%s/logs", t->dir), *p;
-	int rc;
+	char hex[SHA256_HEX_LEN + 1], *name, *p;
+	int rc = -1, dfd, ldfd = -1;
 
 	sha256_hex(data, len, hex);
 	if (stem)
-		p = xasprintf("%s/%s-%.12s.log", logs, stem, hex);
+		name = xasprintf("%s-%.12s.log", stem, hex);
 	else
-		p = xasprintf("%s/attempt-%zu-%.12s.log", logs, t->s->nattempts + 1, hex);
-	rc = util_mkdirs(logs, err) < 0 ? -1 : util_write_atomic(p, data, len, err);
+		name = xasprintf("attempt-%zu-%.12s.log", t->s->nattempts + 1, hex);
+	p = xasprintf("%s/logs/%s", t->dir, name);
+	if ((dfd = session_dir_open(t->dir, false, err)) >= 0 &&
+	    (ldfd = session_subdir_open(dfd, t->dir, "logs", true, err)) >= 0)
+		rc = util_write_atomic_at(ldfd, name, p, data, len, err);
 	if (digest)
 		memcpy(digest, hex, sizeof(hex));
-
-	free(logs);
+	if (ldfd >= 0)
+		close(ldfd);
+	if (dfd >= 0)
+		close(dfd);
+	free(name);
 	if (rc < 0) {
 		free(p);
 		return -1;

@@ -53,14 +53,37 @@ util_read_file(const char *path, struct buf *out, size_t max, struct pt_err *err
 	return ret;
 }
 
+static int read_checked(int dfd, const char *name, const char *path, bool own, struct buf *out,
+			size_t max, struct pt_err *err);
+
 int
 util_read_regular(const char *path, struct buf *out, size_t max, struct pt_err *err)
+{
+	return read_checked(AT_FDCWD, path, path, false, out, max, err);
+}
+
+int
+util_read_regular_at(int dfd, const char *name, const char *path, struct buf *out, size_t max,
+		     struct pt_err *err)
+{
+	return read_checked(dfd, name, path, false, out, max, err);
+}
+
+int
+util_read_own(const char *path, struct buf *out, size_t max, struct pt_err *err)
+{
+	return read_checked(AT_FDCWD, path, path, true, out, max, err);
+}
+
+static int
+read_checked(int dfd, const char *name, const char *path, bool own, struct buf *out, size_t max,
+	     struct pt_err *err)
 {
 	struct stat st;
 	int fd, ret;
 
 	/* O_NONBLOCK: opening a planted FIFO must not wait for a writer */
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
 		if (errno == ELOOP)
 			return pt_err_set(err, PT_EXIT_DATA, "'%s' is a symbolic link; refusing to "
 					  "follow it", path);
@@ -70,6 +93,10 @@ util_read_regular(const char *path, struct buf *out, size_t max, struct pt_err *
 		ret = pt_err_errno(err, PT_EXIT_DATA, "cannot read '%s'", path);
 	else if (!S_ISREG(st.st_mode))
 		ret = pt_err_set(err, PT_EXIT_DATA, "'%s' is not a regular file", path);
+	else if (own && st.st_nlink != 1)
+		ret = pt_err_set(err, PT_EXIT_DATA, "'%s' is a hard link (a file with %lu names); "
+				 "refusing to read it: remove it and run again", path,
+				 (unsigned long)st.st_nlink);
 	else
 		ret = read_fd(fd, path, out, max, err);
 	close(fd);
@@ -119,7 +146,7 @@ fsync_parent(const char *path)
  * Returns the fd and the name in *tmp (free()), or -1 with errno.
  */
 static int
-create_temp(const char *path, mode_t mode, char **tmp)
+create_temp(int dfd, const char *path, mode_t mode, char **tmp)
 {
 	static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	static unsigned long counter;
@@ -137,7 +164,7 @@ create_temp(const char *path, mode_t mode, char **tmp)
 			suffix[i] = digits[v % 62];
 		suffix[6] = '\0';
 		*tmp = xasprintf("%s.tmp.%s", path, suffix);
-		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0)
 			return fd;
 		saved = errno;
@@ -153,6 +180,13 @@ create_temp(const char *path, mode_t mode, char **tmp)
 int
 util_write_atomic(const char *path, const void *data, size_t len, struct pt_err *err)
 {
+	return util_write_atomic_at(AT_FDCWD, path, path, data, len, err);
+}
+
+int
+util_write_atomic_at(int dfd, const char *name, const char *path, const void *data, size_t len,
+		     struct pt_err *err)
+{
 	char *tmp = NULL;
 	struct stat st;
 	bool exists;
@@ -160,7 +194,7 @@ util_write_atomic(const char *path, const void *data, size_t len, struct pt_err 
 
 	/* rename() would replace a planted symlink or FIFO with a file that the
 	 * user then believes went where the link pointed: refuse instead */
-	if (lstat(path, &st) == 0) {
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return pt_err_set(err, PT_EXIT_SYSTEM, "refusing to replace '%s': it is %s, "
 					  "not a regular file", path, S_ISLNK(st.st_mode) ?
@@ -172,29 +206,32 @@ util_write_atomic(const char *path, const void *data, size_t len, struct pt_err 
 	} else {
 		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", path);
 	}
-	if ((fd = create_temp(path, exists ? (st.st_mode & 0777) : 0666, &tmp)) < 0)
+	if ((fd = create_temp(dfd, name, exists ? (st.st_mode & 0777) : 0666, &tmp)) < 0)
 		return pt_err_errno(err, PT_EXIT_SYSTEM, "cannot create a temporary file next to '%s'",
 				    path);
 	/* keep the mode of the file replaced exactly: open() applied the umask to it */
 	if (write_all(fd, data, len) < 0 || fsync(fd) < 0 ||
 	    (exists && fchmod(fd, st.st_mode & 0777) < 0)) {
-		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", tmp);
+		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s%s'", path, tmp + strlen(name));
 		close(fd);
 		goto fail;
 	}
 	if (close(fd) < 0) {
-		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s'", tmp);
+		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot write '%s%s'", path, tmp + strlen(name));
 		goto fail;
 	}
-	if (rename(tmp, path) < 0) {
+	if (renameat(dfd, tmp, dfd, name) < 0) {
 		pt_err_errno(err, PT_EXIT_SYSTEM, "cannot replace '%s'", path);
 		goto fail;
 	}
-	fsync_parent(path);
+	if (dfd == AT_FDCWD)
+		fsync_parent(name);
+	else
+		fsync(dfd);
 	free(tmp);
 	return 0;
 fail:
-	unlink(tmp);
+	unlinkat(dfd, tmp, 0);
 	free(tmp);
 	return -1;
 }
@@ -376,6 +413,27 @@ util_now(struct util_time *t, const char *fixed)
 	gmtime_r(&now, &tm);
 	strftime(t->iso, sizeof(t->iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return t->iso;
+}
+
+bool
+util_time_valid(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	int mon, day, hour, min, sec;
+
+	if (!s || strlen(s) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != shape[i])
+			return false;
+	mon = (s[5] - '0') * 10 + s[6] - '0';
+	day = (s[8] - '0') * 10 + s[9] - '0';
+	hour = (s[11] - '0') * 10 + s[12] - '0';
+	min = (s[14] - '0') * 10 + s[15] - '0';
+	sec = (s[17] - '0') * 10 + s[18] - '0';
+	/* 60: a leap second */
+	return mon >= 1 && mon <= 12 && day >= 1 && day <= 31 && hour <= 23 && min <= 59 &&
+	       sec <= 60;
 }
 
 char *

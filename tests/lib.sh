@@ -29,16 +29,18 @@ finish() { echo "$npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }
 lacks() { [ -s "$1" ] && ! grep -qF -- "$2" "$1"; }
 # every_line FILE STRING: FILE is not empty and every line of it holds STRING.
 every_line() { [ -s "$1" ] && ! grep -vqF -- "$2" "$1"; }
-# no_raw_controls FILE: no C0 control but newline and tab, no DEL, and no C1
-# control, neither UTF-8 encoded (U+0080..U+009F) nor a raw byte 0x80..0x9f
-# outside UTF-8 (an 8-bit terminal takes 0x9b as CSI)
+# no_raw_controls FILE: FILE is not empty, and holds no C0 control but newline
+# and tab, no DEL, no C1 control, neither UTF-8 encoded (U+0080..U+009F) nor a
+# raw byte 0x80..0x9f outside UTF-8 (an 8-bit terminal takes 0x9b as CSI),
+# and no bidirectional control (U+061C, U+200E/F, U+202A..E, U+2066..9)
 no_raw_controls() {
 	python3 - "$1" <<'PY'
 import sys
 t = open(sys.argv[1], "rb").read().decode("utf-8", "surrogateescape")
+bidi = {0x61c, 0x200e, 0x200f} | set(range(0x202a, 0x202f)) | set(range(0x2066, 0x206a))
 bad = [c for c in t if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f
-       or 0xdc80 <= ord(c) <= 0xdc9f]
-sys.exit(1 if bad else 0)
+       or 0xdc80 <= ord(c) <= 0xdc9f or ord(c) in bidi]
+sys.exit(1 if bad or not t else 0)
 PY
 }
 # strict_json [--lines] FILE...: each file is one JSON document (with --lines,

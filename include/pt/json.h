@@ -84,6 +84,8 @@ void json_add_null(struct json *obj, const char *key);
  * digit), a boolean for "true"/"yes" and "false"/"no", else a string.
  */
 void json_add_typed(struct json *obj, const char *key, const char *val);
+/* Add a deep copy of v (a value of another tree) as member key; returns it (owned by obj). */
+struct json *json_add_copy(struct json *obj, const char *key, const struct json *val);
 /* Add an empty object/array member; returns a borrowed pointer to it (owned by obj). */
 struct json *json_add_object(struct json *obj, const char *key);
 struct json *json_add_array(struct json *obj, const char *key);
@@ -117,16 +119,31 @@ void json_write_compact(const struct json *j, struct buf *out);
 /*
  * Parse buf[0..len) as one JSON document. Returns a new tree (free with
  * json_free()), or NULL with err set (PT_EXIT_DATA) naming `name` and the
- * byte offset where parsing stopped.
+ * byte offset where parsing stopped. Stricter than RFC 8259 requires: an
+ * object with a key twice and a string holding \u0000 are refused too
+ * (the first would read differently elsewhere, the second be cut short).
+ * Linear in the size of the document.
  */
 struct json *json_parse(const char *buf, size_t len, const char *name, struct pt_err *err);
 
 enum json_kind json_kind(const struct json *j);
 /* The member `key` of an object, or NULL (also when obj is NULL or not an object). */
 const struct json *json_get(const struct json *obj, const char *key);
-/* Number of elements of an array or members of an object; 0 for anything else. */
+/*
+ * Number of elements of an array or members of an object; 0 for anything
+ * else. It counts them: call it once, not in a loop condition.
+ */
 size_t json_len(const struct json *j);
-/* Element i of an array or member i of an object (key in *key if key != NULL), or NULL. */
+/*
+ * The first element of an array or member of an object, or NULL (also for
+ * anything else); json_next() the one after e, or NULL after the last. The
+ * member's key goes to *key when key != NULL. Walk a container with these:
+ * a walk is linear in its length.
+ */
+const struct json *json_first(const struct json *j, const char **key);
+const struct json *json_next(const struct json *e, const char **key);
+/* Element i of an array or member i of an object (key in *key if key != NULL), or
+ * NULL. It walks from the first each time: for one look-up, not for a loop. */
 const struct json *json_at(const struct json *j, size_t i, const char **key);
 /* Typed reads: return 0 and set *out, or -1 when j is NULL or of another kind. */
 int json_str_value(const struct json *j, const char **out);

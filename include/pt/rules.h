@@ -41,6 +41,19 @@ char *class_label(enum pt_class c, const char *subkind);
 /* Returns CLASS_COUNT for an unknown name. */
 enum pt_class class_from_name(const char *name);
 
+/*
+ * The grammar of names that the rules define and a session records. A name
+ * (rung, family, subkind, fingerprint) is 1 to RULES_NAME_MAX bytes of a-z,
+ * 0-9, '.', '_' and '-', starting with a letter or digit; a rule id is a
+ * name with a '.' inside ("family.kebab-name"); a value's name (a capture,
+ * a fact) may also hold A-Z. Nothing else can hold a control byte or a
+ * space, so these print as they are wherever they are shown.
+ */
+#define RULES_NAME_MAX 128
+bool rules_name_valid(const char *s);
+bool rules_rule_id_valid(const char *s);
+bool rules_var_name_valid(const char *s);
+
 enum stage { STAGE_COMPILE, STAGE_RUNTIME, STAGE_NUMERIC };
 const char *stage_name(enum stage s);
 

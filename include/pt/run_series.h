@@ -16,7 +16,8 @@
 #include "pt/classify.h"
 #include "pt/run_eval.h"
 
-/* A recorded attempt keeps the output of its (last) run, up to this much. */
+/* A recorded attempt keeps the output of its (last) run, up to this much:
+ * its first and last halves past it (pt/logkeep.h). */
 #define RUN_KEEP_MAX ((size_t)16 << 20)
 
 struct run_series_opts {
@@ -36,7 +37,7 @@ struct run_series {
 	size_t n, done;
 	int interrupted;            /* the signal that stopped a run, or 0 */
 	struct buf out;             /* the last run's output, when opts.keep */
-	bool out_cut;               /* ... cut at RUN_KEEP_MAX */
+	bool out_cut;               /* ... its middle cut, past RUN_KEEP_MAX */
 	bool echo_failed;           /* some output could not be echoed (all was classified) */
 	bool output_left_open;      /* a run's child kept the output open past its exit */
 };

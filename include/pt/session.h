@@ -32,6 +32,11 @@
 #define SESSION_SAME_LIMIT 3     /* same error this often in a row: next family */
 #define SESSION_MAX_BYTES (16u * 1024 * 1024)
 #define SESSION_RUNG_CUSTOM "custom" /* rung id of an attempt off the ladder */
+/* A session file's lists (evidence, ruled_out, trajectory, skipped, exhausted
+ * families) and value maps hold at most this many entries: a real session
+ * holds tens; a file with more is refused at once, not loaded for minutes. */
+#define SESSION_MAX_LIST 1000
+#define SESSION_MAX_VARS 1000
 
 enum attempt_result { RESULT_FIXED, RESULT_SAME, RESULT_NEW, RESULT_NA, RESULT_COUNT };
 enum interp_answer { INTERP_UNASKED, INTERP_REPRODUCES, INTERP_NO_REPRO, INTERP_SKIPPED,
@@ -283,6 +288,16 @@ bool session_dir_writable(const char *dir);
 int session_dir_open(const char *dir, bool create, struct pt_err *err);
 
 /*
+ * Open the directory name ("logs", "archive") inside the session directory
+ * dfd (named dir in messages), creating it first when create, never
+ * through a link: a symbolic link or a file in its place is refused
+ * (PT_EXIT_SYSTEM). Absent and not created: PT_EXIT_FINDING. Returns an
+ * O_DIRECTORY fd (close() it), or -1 with err.
+ */
+int session_subdir_open(int dfd, const char *dir, const char *name, bool create,
+			struct pt_err *err);
+
+/*
  * Create dir if needed and take an exclusive lock on dir/lock without
  * waiting. The lock file is never opened through a link: a planted link or
  * hard link is refused. Returns the lock's fd (release with
@@ -312,6 +327,16 @@ int session_save(const struct session *s, const char *dir, struct pt_err *err);
  * with *archived NULL.
  */
 int session_archive(const char *dir, char **archived, struct pt_err *err);
+
+/*
+ * Save s as dir/session.json, setting the session there aside as
+ * dir/archive/session-N.json (*archived gets its path; free()). The old
+ * session is copied to the archive, then s saved over it atomically; when
+ * that save fails the copy is removed again. So on any error (a full disk)
+ * the old session is in place as it was, and err says so.
+ */
+int session_save_over(const struct session *s, const char *dir, char **archived,
+		      struct pt_err *err);
 
 /* The highest N of dir/archive/session-N.json, or 0 when there is none. */
 long session_archive_latest(const char *dir);

@@ -21,10 +21,19 @@
 
 /*
  * Write s[0..len) with control characters shown as \xNN: C0 (except tab),
- * DEL, and C1 whether UTF-8 encoded or as raw bytes outside valid UTF-8.
- * Valid UTF-8 text is written as it is.
+ * DEL, C1 whether UTF-8 encoded or as raw bytes outside valid UTF-8, and
+ * the bidirectional controls (term_utf8_is_control(), each byte). Other
+ * valid UTF-8 text is written as it is.
  */
 void term_put_untrusted(FILE *fp, const char *s, size_t len);
+/*
+ * Is the well-formed n-byte UTF-8 sequence at s a control that output shows
+ * escaped: C1 (U+0080..U+009F), or a bidirectional control (U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069), which reorders how the text
+ * around it is shown (CVE-2021-42574, "Trojan Source")? *cp gets its code
+ * point.
+ */
+bool term_utf8_is_control(const unsigned char *s, size_t n, unsigned long *cp);
 /* term_put_untrusted() of a C string; NULL writes nothing. */
 void term_puts_untrusted(FILE *fp, const char *s);
 /* The same, but newlines pass: for multi-line text such as a rule's explanation. */

@@ -22,6 +22,16 @@ int util_read_file(const char *path, struct buf *out, size_t max, struct pt_err 
  * saying which.
  */
 int util_read_regular(const char *path, struct buf *out, size_t max, struct pt_err *err);
+/*
+ * util_read_regular() of a file about to leave the machine (a report to
+ * post): it must also have no other name, since a hard link planted in its
+ * place could be any file of the user's (~/.aws/credentials).
+ */
+int util_read_own(const char *path, struct buf *out, size_t max, struct pt_err *err);
+/* util_read_regular() of name in the directory dfd (AT_FDCWD: the working
+ * directory); path names it in messages. */
+int util_read_regular_at(int dfd, const char *name, const char *path, struct buf *out,
+			 size_t max, struct pt_err *err);
 
 /*
  * Replace path with data atomically: write a temp file in the same directory,
@@ -33,6 +43,10 @@ int util_read_regular(const char *path, struct buf *out, size_t max, struct pt_e
  * written and err (PT_EXIT_SYSTEM) says so.
  */
 int util_write_atomic(const char *path, const void *data, size_t len, struct pt_err *err);
+/* util_write_atomic() of name in the directory dfd, which the caller opened
+ * without following links; path names it in messages. */
+int util_write_atomic_at(int dfd, const char *name, const char *path, const void *data,
+			 size_t len, struct pt_err *err);
 
 /*
  * Write data to a path the user named (`report --output FILE`), the way a
@@ -75,6 +89,8 @@ struct util_time {
  * clock) verbatim, cut to fit, when it is not NULL. Returns t->iso.
  */
 const char *util_now(struct util_time *t, const char *fixed);
+/* Is s a time as util_now() writes it: "YYYY-MM-DDTHH:MM:SSZ", fields in range? */
+bool util_time_valid(const char *s);
 
 /*
  * A directory of ours under an XDG base: "$VAR/pallas-triage/LEAF" when

@@ -23,9 +23,8 @@ tap(void *arg, const char *data, size_t len)
 
 	if (lr->echoing)
 		echo_feed(&lr->echo, data, len);
-	if (lr->keep && strcmp(lr->path, "-") == 0 && lr->kept_all &&
-	    buf_add(&lr->kept, data, len) < 0)
-		lr->kept_all = false;
+	if (lr->keep && strcmp(lr->path, "-") == 0)
+		logkeep_add(&lr->keeper, data, len);
 	if (lr->keep)
 		sha256_update(&lr->hash, data, len);
 }
@@ -50,7 +49,8 @@ void
 logread_init(struct logread *lr)
 {
 	memset(lr, 0, sizeof(*lr));
-	buf_init(&lr->kept, LOGREAD_KEEP_MAX);
+	lr->kept = (struct buf)BUF_INIT;
+	logkeep_init(&lr->keeper, LOGREAD_KEEP_MAX);
 	lr->kept_all = true;
 }
 
@@ -85,6 +85,8 @@ logread_run(struct logread *lr, const struct pt_ctx *ctx, const char *kernel,
 	}
 	if (lr->keep)
 		sha256_final_hex(&lr->hash, lr->digest);
+	lr->kept_all = !logkeep_cut(&lr->keeper);
+	logkeep_finish(&lr->keeper, &lr->kept);
 	return rc;
 }
 
@@ -101,7 +103,16 @@ logread_session_log(const struct logread *lr)
 }
 
 void
+logread_warn_cut(const struct logread *lr)
+{
+	if (!lr->kept_all)
+		pt_warn("the log kept in the session is its first and last %u MiB; a line marks "
+			"the cut", LOGREAD_KEEP_MAX >> 21);
+}
+
+void
 logread_release(struct logread *lr)
 {
 	buf_release(&lr->kept);
+	logkeep_release(&lr->keeper);
 }

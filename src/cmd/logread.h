@@ -15,10 +15,12 @@
 #include "pt/buf.h"
 #include "pt/classify.h"
 #include "pt/echo.h"
+#include "pt/logkeep.h"
 #include "pt/session.h"
 #include "pt/sha256.h"
 
-/* A log read from standard input is kept in the session up to this size, as `run` keeps output. */
+/* A log read from standard input is kept in the session up to this size (its
+ * first and last halves, pt/logkeep.h), as `run` keeps output. */
 #define LOGREAD_KEEP_MAX (16u * 1024 * 1024)
 
 struct logread {
@@ -30,7 +32,9 @@ struct logread {
 	struct echo echo;
 	bool echoing;
 	size_t echoed;              /* lines echoed */
-	struct buf kept;            /* standard input as read, at most LOGREAD_KEEP_MAX */
+	struct logkeep keeper;      /* standard input as it comes */
+	struct buf kept;            /* ... as kept: at most LOGREAD_KEEP_MAX and a line
+				     * where the middle was cut */
 	bool kept_all;              /* ... all of it */
 	bool interrupted;           /* Ctrl-C ended a pipe before its end */
 	char digest[SHA256_HEX_LEN + 1]; /* of the whole log as read ("" without keep) */
@@ -47,6 +51,8 @@ int logread_run(struct logread *lr, const struct pt_ctx *ctx, const char *kernel
 		struct verdict *v, struct pt_err *err);
 /* The log as the session store takes it (borrowing from lr). */
 struct session_log logread_session_log(const struct logread *lr);
+/* Say so (a warning) when the log kept is not all of it. */
+void logread_warn_cut(const struct logread *lr);
 void logread_release(struct logread *lr);
 
 #endif

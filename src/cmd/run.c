@@ -538,7 +538,8 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 		run_record_fill(&rn.rec[0], &res, &v, NULL);
 	}
 	if (rn.out_cut)
-		pt_warn("the output saved with the attempt is its first %zu MiB", RUN_KEEP_MAX >> 20);
+		pt_warn("the output saved with the attempt is its first and last %zu MiB",
+			RUN_KEEP_MAX >> 21);
 	sum = (struct run_summary){ a.cmd, a.sweep, rn.n, rn.rec, rn.done, a.timeout,
 				    run_all_passed(rn.rec, rn.done), &cmp, &sv, conclusion.data };
 	if (session_conclude(&rsn, &a, ctx->rules, &sum, &v, &rn.out, &err) < 0)

@@ -287,6 +287,7 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	have_v = true;
 	cmd_wrap_open(&wo, a.json ? stderr : stdout);
 	sl = logread_session_log(&lr);
+	logread_warn_cut(&lr);
 	if (session_open_for(&t, cmd_session_dir(ctx), &v, &sl, a.kernel, ctx->env.now, &opened,
 			     &err) < 0)
 		goto fail;

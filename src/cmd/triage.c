@@ -228,9 +228,7 @@ conclude(struct pt_ctx *ctx, struct triage_args *a, const struct logread *lr,
 		struct show_ctx sc = { ctx, v, a->name };
 		struct session_log sl = logread_session_log(lr);
 
-		if (!lr->kept_all)
-			pt_warn("the log kept in the session is its first %u MiB",
-				LOGREAD_KEEP_MAX >> 20);
+		logread_warn_cut(lr);
 		a->wo.fixed_now = ctx->env.now;
 		a->wo.threads = ctx->env.threads;
 		a->wo.dir = cmd_session_dir(ctx);

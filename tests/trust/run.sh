@@ -75,6 +75,58 @@ ln -s "$T/session.json" .pallas-triage/session.json
 pt session status
 expect "a session file planted as a symlink is not read" 3 "'.pallas-triage/session.json' is a symbolic link"
 
+# --- links planted inside the session directory ----------------------------
+# .pallas-triage/logs or archive planted as a link would receive every piped
+# log, the output of `run` and every archived session, and `session restore`
+# would move a file out of where it points: each is opened from the session
+# directory without following links, and refused like .pallas-triage itself
+OTHER=$SRC/tests/triage/layout-block-divisible.log
+fresh
+mkdir -p .pallas-triage "$T/planted"
+ln -s "$T/planted" .pallas-triage/logs
+$PTRUN session start --interpret no - <"$LOG" >"$T/out" 2>"$T/err"
+rc=$?
+expect "a piped log with .pallas-triage/logs planted as a link" 4 "'.pallas-triage/logs' is a symbolic link"
+check "... nothing is written where it points" test -z "$(ls -A "$T/planted")"
+check "... and no session is started" test ! -e .pallas-triage/session.json
+pt session start --interpret no "$LOG"
+expect "... a session from a log file needs no logs/" 0
+pt run --change 'raised it' -- sh -c 'cat "$1"; echo more' sh "$LOG"
+expect "run: the attempt is recorded, its output not saved through the planted link" 1 \
+	"warning: the run's output was not saved: '.pallas-triage/logs' is a symbolic link"
+check "... the attempt is recorded" grep -q '"change": "raised it"' .pallas-triage/session.json
+check "... nothing is written where it points" test -z "$(ls -A "$T/planted")"
+rm .pallas-triage/logs
+printf 'not a directory\n' >.pallas-triage/logs
+$PTRUN session start --interpret no - <"$OTHER" >"$T/out" 2>"$T/err"
+rc=$?
+expect "a file planted as .pallas-triage/logs" 4 "'.pallas-triage/logs' is not a directory"
+check "... the session in progress is kept" grep -q '"class": "capacity"' .pallas-triage/session.json
+rm .pallas-triage/logs
+ln -s "$T/planted" .pallas-triage/archive
+cp .pallas-triage/session.json "$T/before.json"
+pt session reset
+expect "session reset with .pallas-triage/archive planted as a link" 4 "'.pallas-triage/archive' is a symbolic link"
+check "... the session stays where it was" cmp -s "$T/before.json" .pallas-triage/session.json
+pt session start --interpret no "$OTHER"
+expect "session start of another failure with the planted archive link" 4 "'.pallas-triage/archive' is a symbolic link"
+check "... the session stays where it was" cmp -s "$T/before.json" .pallas-triage/session.json
+check "... nothing is written where it points" test -z "$(ls -A "$T/planted")"
+cp "$T/before.json" "$T/planted/session-1.json"
+pt session restore 1
+expect "session restore through a planted archive link" 4 "'.pallas-triage/archive' is a symbolic link"
+check "... the file where it points is not moved" test -f "$T/planted/session-1.json"
+check "... the session stays where it was" cmp -s "$T/before.json" .pallas-triage/session.json
+rm .pallas-triage/archive
+mkdir .pallas-triage/archive
+ln -s "$T/planted/session-1.json" .pallas-triage/archive/session-1.json
+pt session restore 1
+expect "session restore of an archive entry planted as a link" 3 "is a symbolic link"
+check "... the file it points to stays" test -f "$T/planted/session-1.json"
+pt session reset
+expect "session reset with real directories" 0
+check "... archives past the planted entry, not over it" test -f .pallas-triage/archive/session-2.json -a -L .pallas-triage/archive/session-1.json
+
 # --- report --output: write through what is not a regular file --------------
 
 fresh
@@ -160,6 +212,145 @@ check "... prints no raw control byte" no_raw_controls "$T/err"
 pt report --format "$name"
 expect "a usage error quoting an operand with escapes" 2
 check "... prints no raw control byte" no_raw_controls "$T/err"
+
+# --- bidirectional controls are escaped like the other controls -------------
+# U+2066 (LRI), U+202E (RLO) and U+2069 (PDI) reorder what a terminal or a
+# GitHub annotation shows ("Trojan Source"), in a log line, a traceback's
+# file name and the log's own name
+fresh
+rlo=$(printf '\342\200\256') lri=$(printf '\342\201\246') pdi=$(printf '\342\201\251')
+sed -e "s/compile permanent error/compile ${lri}permanent${rlo} error${pdi}/" \
+	-e "s|kernels/flash.py|kernels/fl${rlo}ash.py|" "$LOG" >"bidi${rlo}.log"
+pt --no-input bidi*.log
+expect "a log with bidirectional controls" 0
+check "... the text output shows them escaped" \
+	grep -qF 'compile \xe2\x81\xa6permanent\xe2\x80\xae error\xe2\x81\xa9.' "$T/out"
+check "... in the traceback's file name too" grep -qF 'kernels/fl\xe2\x80\xaeash.py:118' "$T/out"
+check "... and none raw" no_raw_controls "$T/out"
+pt --format github bidi*.log
+expect "--format github on it" 0
+check "... escapes them in the file property" grep -qF '::error file=/home/dev/attn/kernels/fl\xe2\x80\xaeash.py,' "$T/out"
+check "... and in the log's name" grep -qF 'log: bidi\xe2\x80\xae.log, line 10' "$T/out"
+check "... and none raw" no_raw_controls "$T/out"
+pt --json bidi*.log
+check "--json writes them as \\u escapes" grep -qF 'compile \u2066permanent\u202e error\u2069.' "$T/out"
+check "... and none raw" no_raw_controls "$T/out"
+check "... which a strict decoder reads back as the controls" python3 -c '
+import json, sys
+assert "\u202e error\u2069" in json.load(open(sys.argv[1]))["evidence"][0]["text"]' "$T/out"
+
+# --- planted session fields: escaped in reports and the webhook body --------
+# session.json is in the working directory, so a cloned repository can plant
+# one. Names (rung ids, rules, subkinds) that are no names are refused when
+# it loads; free text keeps its bytes and is escaped wherever it is shown:
+# at the terminal, in the .md and .json report and in the webhook's body.
+fresh
+cp "$LOG" vmem.log
+pt session start --interpret no vmem.log
+$PTRUN attempt --result same --change 'a change' >/dev/null 2>&1 </dev/null
+python3 - .pallas-triage/session.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+esc = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b\u202e"
+d["tool"] = "pallas-triage" + esc
+d["status"] = "blocked"
+d["finding"] = "stopped" + esc
+d["trajectory"][0]["why"] = "first" + esc
+d["ruled_out"][0]["reason"] = "because" + esc
+d["attempts"][0]["change"] = "changed" + esc
+d["attempts"][0]["note"] = "noted" + esc
+d["diagnosis"]["message"] = "message" + esc
+d["diagnosis"]["vars"]["jax_version"] = "0.4.35" + esc
+d["current"]["vars"]["jax_version"] = "0.4.35" + esc
+d["diagnosis"]["evidence"][0]["text"] = "evidence" + esc
+d["kernel"] = "k" + esc + ".py"
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+for fmt in text md json; do
+	pt report --format $fmt
+	expect "report --format $fmt of a planted session" 0
+	check "... no raw control byte, C1 or bidi" no_raw_controls "$T/out"
+done
+check "... the planted text is there, escaped" grep -qF 'stopped\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\xc2\\x9b\\xe2\\x80\\xae' "$T/out"
+pt report --output planted.md
+check "report --output writes no raw control byte" no_raw_controls planted.md
+for cmd in status log; do
+	pt session $cmd
+	check "session $cmd of the planted session prints no raw control byte" no_raw_controls "$T/out"
+done
+# the webhook's body, from the loopback server of tests/http
+mkdir -p "$T/srv"
+python3 "$SRC/tests/http/server.py" "$T/srv" "$SRC/tests/http/packs" &
+spid=$!
+trap 'kill "$spid" 2>/dev/null; rm -rf "$T"' EXIT
+i=0
+while [ ! -s "$T/srv/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy \
+	$PTRUN report --post "http://127.0.0.1:$(cat "$T/srv/port")/hook/ok" --allow-http \
+	>"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "report --post of the planted session" 0
+check "... the body holds no control, C1 or bidi character, even decoded" python3 - "$T/srv/last-body.bin" <<'PY'
+import json, sys
+bidi = {0x61c, 0x200e, 0x200f} | set(range(0x202a, 0x202f)) | set(range(0x2066, 0x206a))
+def strings(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield k
+            yield from strings(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from strings(x)
+    elif isinstance(v, str):
+        yield v
+body = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+text = "".join(strings(body))
+assert "stopped\\x1b]52" in text, "the planted finding is not in the body"
+bad = [c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f or ord(c) in bidi]
+sys.exit("raw controls: %r" % bad[:5] if bad else 0)
+PY
+# without a session the report files there are posted: one that is a hard
+# link to another file of the user's is not sent (a symbolic link is refused
+# too: tests/http)
+hook="http://127.0.0.1:$(cat "$T/srv/port")/hook/ok"
+mkdir nosession && cd nosession || exit 1
+printf 'aws_secret_access_key = hard-link-secret\n' >"$T/credentials"
+ln "$T/credentials" pallas-triage-report.md
+cp ../pallas-triage-report.json .
+nreq=$(wc -l <"$T/srv/requests.log")
+env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy \
+	$PTRUN report --post "$hook" --allow-http >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "report --post of a report file that is a hard link" 3 "'./pallas-triage-report.md' is a hard link (a file with 2 names)"
+check "... nothing is sent" test "$(wc -l <"$T/srv/requests.log")" -eq "$nreq"
+rm pallas-triage-report.md pallas-triage-report.json
+cp ../pallas-triage-report.md .
+ln ../pallas-triage-report.json pallas-triage-report.json
+env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy \
+	$PTRUN report --post "$hook" --allow-http >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "... the same for the JSON file" 3 "'./pallas-triage-report.json' is a hard link"
+check "... nothing is sent" test "$(wc -l <"$T/srv/requests.log")" -eq "$nreq"
+check "the secret never reached the server" lacks "$T/srv/requests.log" "hard-link-secret"
+rm pallas-triage-report.json
+printf '{"schema_version": 2, "status": "blocked", "status": "resolved"}\n' >pallas-triage-report.json
+env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy \
+	$PTRUN report --post "$hook" --allow-http >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect "a report JSON with a key twice is refused (it used to abort)" 3 "duplicate key 'status' in the top object"
+check "... nothing is sent" test "$(wc -l <"$T/srv/requests.log")" -eq "$nreq"
+cd .. || exit 1
+kill "$spid" 2>/dev/null
+trap 'rm -rf "$T"' EXIT
+python3 - .pallas-triage/session.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["attempts"][0]["rung"] = "capacity.raise\x1b]52;c;cHduZWQ=\x07"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+pt report
+expect "a planted rung id that is no rung id: the report refuses the session" 3 "which is no rung id"
+check "... the error shows it escaped" no_raw_controls "$T/err"
 
 # --- logs in UTF-16 and UTF-32 ----------------------------------------------
 

@@ -121,7 +121,69 @@ test_read(void)
 	CHECK_STREQ(err.msg, "bad.json: unexpected data after the JSON document at byte 3");
 }
 
-/* Bytes that are not well-formed UTF-8 come out as U+FFFD, one per byte. */
+/* Strict reading: a key twice in one object, a \u0000 in a string. */
+static void
+test_strict(void)
+{
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "{\"a\": 1, \"b\": 2, \"a\": 3}", "s.json: duplicate key 'a' in the top object" },
+		{ "{\"x\": [{}, {\"k\": {\"r\": 1, \"\\u0072\": 2}}]}",
+		  "s.json: duplicate key 'r' in 'x[1].k'" },
+		{ "[\"ab\\u0000cd\"]", "s.json: a string holds \\u0000 at byte 4; a NUL would "
+		  "cut it short" },
+		{ "{\"\\u0000\": 1}", "s.json: a string holds \\u0000 at byte 2; a NUL would cut "
+		  "it short" },
+		{ "[1, \"\\u00001\"]", "s.json: a string holds \\u0000 at byte 5; a NUL would cut "
+		  "it short" },
+	};
+	static const char *const good[] = {
+		"{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}",   /* one key per object */
+		"[\"\\\\u0000\"]",                                    /* an escaped backslash, then text */
+	};
+	struct pt_err err = PT_ERR_INIT;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		CHECK(json_parse(bad[i].text, strlen(bad[i].text), "s.json", &err) == NULL);
+		CHECK_STREQ(err.msg, bad[i].msg);
+		CHECK_INTEQ(err.status, PT_EXIT_DATA);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		struct json *j = json_parse(good[i], strlen(good[i]), "s.json", &err);
+
+		CHECK(j != NULL);
+		json_free(j);
+	}
+}
+
+/* json_first/json_next visit every element and member once, in order. */
+static void
+test_walk(void)
+{
+	const char *text = "{\"a\": 1, \"b\": [10, 20, 30], \"c\": {}}";
+	struct pt_err err = PT_ERR_INIT;
+	struct json *root = json_parse(text, strlen(text), "w.json", &err);
+	const struct json *e;
+	const char *key = NULL;
+	struct buf seen = BUF_INIT;
+	long long v;
+
+	for (e = json_first(root, &key); e; e = json_next(e, &key))
+		buf_adds(&seen, key);
+	CHECK_STREQ(seen.data, "abc");
+	buf_reset(&seen);
+	for (e = json_first(json_get(root, "b"), NULL); e; e = json_next(e, NULL))
+		if (json_int_value(e, &v) == 0)
+			buf_addf(&seen, "%lld,", v);
+	CHECK_STREQ(seen.data, "10,20,30,");
+	CHECK(json_first(json_get(root, "c"), NULL) == NULL);
+	CHECK(json_first(json_get(root, "a"), NULL) == NULL);
+	CHECK(json_next(NULL, NULL) == NULL);
+	buf_release(&seen);
+	json_free(root);
+}
+
+/* Bytes that are not well-formed UTF-8 come out as U+FFFD, one per byte;
+ * C1 and bidirectional controls as \uXXXX. */
 static void
 test_utf8(void)
 {
@@ -134,7 +196,10 @@ test_utf8(void)
 		{ "\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
 		{ "\x80x", "\"\xef\xbf\xbdx\"" },                         /* lone continuation */
 		{ "\xe2\x82", "\"\xef\xbf\xbd\xef\xbf\xbd\"" },              /* cut at the end */
-		{ "\xc2\x9b", "\"\xc2\x9b\"" },                                 /* C1 is valid UTF-8 */
+		/* C1 and bidi controls are valid UTF-8, written escaped for terminals */
+		{ "\xc2\x9b" "2J", "\"\\u009b2J\"" },
+		{ "a\xe2\x80\xae" "b\xe2\x81\xa9", "\"a\\u202eb\\u2069\"" },
+		{ "\xe2\x80\xaf", "\"\xe2\x80\xaf\"" },                         /* U+202F is text */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -189,5 +254,7 @@ main(void)
 	test_typed();
 	test_utf8();
 	test_read();
+	test_strict();
+	test_walk();
 	return TEST_DONE();
 }

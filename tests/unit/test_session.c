@@ -291,7 +291,12 @@ test_bad_files(void)
 {
 	expect_error("{\"schema_version\": 9}", "newer pallas-triage (schema_version 9");
 	expect_error("{\"schema_version\": 1, \"created\": 3}", "'created' must be a string");
-	expect_error("{\"schema_version\": 1, \"created\": \"x\"}", "'updated' is missing");
+	expect_error("{\"schema_version\": 1, \"created\": \"x\"}",
+		     "'created' is 'x'; must be a UTC time like 2025-01-31T12:00:00Z");
+	expect_error("{\"schema_version\": 1, \"created\": \"2025-13-01T00:00:00Z\"}",
+		     "'created' is '2025-13-01T00:00:00Z'");
+	expect_error("{\"schema_version\": 1, \"created\": \"2025-01-01T00:00:00Z\"}",
+		     "'updated' is missing");
 	expect_error("[1]", "must hold a JSON object");
 	expect_error("{\"schema_ver", "invalid JSON");
 }

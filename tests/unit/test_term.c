@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for terminal escaping (pt/term.h): what a log line may not
- * send to a terminal (C0, DEL, C1 as UTF-8 or as raw bytes) comes out as
+ * send to a terminal (C0, DEL, C1 as UTF-8 or as raw bytes, bidirectional
+ * controls) comes out as
  * \xNN; valid UTF-8, tabs and ordinary text come out unchanged.
  */
 #include <stdio.h>
@@ -46,5 +47,14 @@ main(void)
 	same("\xe2\x96", 2, "\xe2\\x96");
 	same("\xff\xa5", 2, "\xff\xa5");
 	same("\xc2", 1, "\xc2");
+	/* a raw 0x9b inside an overlong form or a surrogate is still a CSI byte */
+	same("\xe0\x9b\x80", 3, "\xe0\\x9b\\x80");
+	same("\xed\xa0\x9b", 3, "\xed\xa0\\x9b");
+	/* bidirectional controls (Trojan Source): RLO, LRI..PDI, RLM, ALM */
+	same("a\xe2\x80\xae" "b", 5, "a\\xe2\\x80\\xaeb");
+	same("\xe2\x81\xa6x\xe2\x81\xa9", 7, "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");
+	same("\xe2\x80\x8f\xd8\x9c", 5, "\\xe2\\x80\\x8f\\xd8\\x9c");
+	/* their neighbours are text: U+202F (narrow no-break space), U+2065 */
+	same("\xe2\x80\xaf\xe2\x81\xa5", 6, "\xe2\x80\xaf\xe2\x81\xa5");
 	return TEST_DONE();
 }
