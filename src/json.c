@@ -167,12 +167,6 @@ struct json *json_add_object(struct json *o, const char *k) { return J(add(o, k,
 struct json *json_add_array(struct json *o, const char *k) { return J(add(o, k, cJSON_CreateArray())); }
 
 void
-json_add_copy(struct json *o, const char *k, const struct json *v)
-{
-	add(o, k, cJSON_Duplicate(CC(v), 1));
-}
-
-void
 json_add_take(struct json *o, const char *k, struct json *v)
 {
 	add(o, k, C(v));

@@ -84,14 +84,12 @@ void json_add_null(struct json *obj, const char *key);
  * digit), a boolean for "true"/"yes" and "false"/"no", else a string.
  */
 void json_add_typed(struct json *obj, const char *key, const char *val);
-/* Add a deep copy of v (a value of another tree) as member key; returns it (owned by obj). */
+/* Add a deep copy of val (borrowed; any kind of value, of another tree) as member key; returns the copy (owned by obj). */
 struct json *json_add_copy(struct json *obj, const char *key, const struct json *val);
 /* Add an empty object/array member; returns a borrowed pointer to it (owned by obj). */
 struct json *json_add_object(struct json *obj, const char *key);
 struct json *json_add_array(struct json *obj, const char *key);
 
-/* A deep copy of val (borrowed; any kind of value) as member key. */
-void json_add_copy(struct json *obj, const char *key, const struct json *val);
 /* Takes ownership of val, a root (from json_new_*() or json_parse()), as member key. */
 void json_add_take(struct json *obj, const char *key, struct json *val);
 
