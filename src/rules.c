@@ -132,6 +132,7 @@ rung_release(struct rung *r)
 	strv_free(r->subkinds);
 	strv_free(r->flags);
 	strv_free(r->backends);
+	free(r->hypothesis);
 	free(r->file);
 }
 
@@ -154,6 +155,7 @@ ruleset_free(struct ruleset *rs)
 		free(cd->gpu_interpret_note);
 		free(cd->explain);
 		strv_free(cd->next_steps);
+		class_method_release(cd);
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
 			rung_release(&rs->ladders[c].rungs[i]);
 		free(rs->ladders[c].rungs);
@@ -186,6 +188,7 @@ ruleset_free(struct ruleset *rs)
 	for (size_t i = 0; i < rs->nfiles; i++)
 		free(rs->files[i]);
 	free(rs->files);
+	strv_free(rs->more_info);
 	free(rs);
 }
 
@@ -529,7 +532,8 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 {
 	static const char *const keys[] = {
 		"name", "title", "summary", "interpret", "interpret_note", "gpu_interpret_note",
-		"explain", "next_steps", NULL,
+		"explain", "next_steps", "rules_out", "moves_to", "keeps", "undecided",
+		"explanations", "more_info", NULL,
 	};
 	int ret = 0;
 
@@ -583,6 +587,8 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		}
 		cd = &rs->classes[c];
 		rs->have_class[c] = true;
+		if (class_method_parse(cd, cn, file, d) < 0)
+			ret = -1;
 		cd->title = xstrdup(title);
 		cd->summary = xstrdup(summary);
 		cd->interpret = xstrdup(interp);
@@ -646,10 +652,10 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 {
 	static const char *const keys[] = {
 		"id", "family", "action", "change", "fallback", "expect", "requires", "unless",
-		"subkinds", "flags", "backends", NULL,
+		"subkinds", "flags", "backends", "hypothesis", NULL,
 	};
 	const char *id = NULL, *family = NULL, *action = NULL, *change = NULL, *fallback = NULL,
-		   *expect = NULL;
+		   *expect = NULL, *hypothesis = NULL;
 	int bad = 0;
 
 	if (n->kind != YNODE_MAP) {
@@ -668,6 +674,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	bad |= ynode_want_strv(n, "subkinds", false, &r->subkinds, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "flags", false, &r->flags, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "backends", false, &r->backends, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "hypothesis", false, &hypothesis, file, "a rung", d) < 0;
 	if (!bad && change && has_value_placeholder(change) && !fallback) {
 		const struct ynode *c = ynode_get(n, "change");
 
@@ -684,6 +691,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	r->change = dup_or_null(change);
 	r->fallback = dup_or_null(fallback);
 	r->expect = dup_or_null(expect);
+	r->hypothesis = dup_or_null(hypothesis);
 	return bad ? -1 : 0;
 }
 
@@ -903,7 +911,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", NULL,
+		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", "more_info", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -934,6 +942,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 	if ((sec = ynode_get(root, "confidence")))
 		confidence_parse(rs, sec, name, d);
 	parse_jax_api(rs, root, name, d);
+	more_info_parse(rs, root, name, d);
 out:
 	ydoc_release(&doc);
 	return d->nerrors > before ? -1 : 0;
@@ -1009,6 +1018,7 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			diag_error(d, "rules", 0, 0, "class '%s' is not described (classes.yaml)",
 				   class_name((enum pt_class)c));
 	check_ladder_refs(rs, d);
+	method_check(rs, d);
 	contexts_link(rs, d);
 	if (rs->chips)
 		chiptab_finish(rs->chips, d);
