@@ -137,6 +137,43 @@ ladder_change_text(const struct ruleset *rs, const struct rung *r, const struct 
 }
 
 char *
+ladder_change_values(const struct rung *r, const struct vars *vs)
+{
+	struct buf b = BUF_INIT;
+	const char *p = r->change;
+
+	while (p && (p = strstr(p, "${"))) {
+		const char *end = strchr(p + 2, '}');
+		char *name, *entry;
+		const char *val;
+
+		if (!end)
+			break;
+		name = xstrndup(p + 2, (size_t)(end - p - 2));
+		p = end + 1;
+		if (strncmp(name, "api:", 4) == 0) {
+			free(name);
+			continue;
+		}
+		if (!(val = vars_get(vs, name))) {
+			free(name);
+			buf_release(&b);
+			return NULL;
+		}
+		entry = xasprintf("%s=%s", name, val);
+		if (!b.len || !strstr(b.data, entry))
+			buf_addf(&b, "%s%s", b.len ? "; " : "", entry);
+		free(entry);
+		free(name);
+	}
+	if (!b.len) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+char *
 ladder_flag_render(struct api_render *ar, const struct flag_def *f)
 {
 	struct buf b = BUF_INIT;

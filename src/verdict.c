@@ -223,13 +223,14 @@ collect_contexts(const struct engine_result *e, struct verdict *v)
 	v->contexts = xcalloc(rs->ncontexts + 1, sizeof(*v->contexts));
 	for (size_t i = 0; i < rs->ncontexts; i++) {
 		struct verdict_context *vc = &v->contexts[i];
+		const char *why;
 
 		vc->def = &rs->contexts[i];
 		vc->held = e->ctx_held[i];
 		vc->score = e->ctx_score[i];
 		add_context_evidence(e, vc->def, vc);
-		if (e->assert_context && strcmp(e->assert_context, vc->def->id) == 0)
-			vc->asserted = xstrdup(e->assert_why ? e->assert_why : "asserted");
+		if ((why = engine_asserted_why(e, vc->def->id)))
+			vc->asserted = xstrdup(why);
 	}
 }
 

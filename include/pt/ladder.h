@@ -30,6 +30,14 @@ size_t ladder_select(const struct ruleset *rs, enum pt_class cls, const char *su
  */
 char *ladder_change_text(const struct ruleset *rs, const struct rung *r, const struct vars *vs,
 			 bool *filled);
+/*
+ * The values rung r's change is filled with from vs, as a new string
+ * "name=value; ..." in the order the change names them; NULL when the
+ * change names no value or one is missing (the fallback is shown, which
+ * has no numbers). A session compares it across attempts: other values
+ * make the rung worth trying again.
+ */
+char *ladder_change_values(const struct rung *r, const struct vars *vs);
 /* The same, rendering with ar, which collects what a printer should say (notes, guesses). */
 char *ladder_change_render(struct api_render *ar, const struct rung *r, const struct vars *vs,
 			   bool *filled);
