@@ -39,10 +39,8 @@ rung_for(const struct rung *r, const struct vars *vs)
 }
 
 static bool
-rung_applies(const struct rung *r, const char *subkind, const struct vars *vs, bool tagged)
+rung_applies(const struct rung *r, const char *subkind, const struct vars *vs)
 {
-	if (tagged ? !rung_for(r, vs) : r->backends != NULL)
-		return false;
 	if (r->subkinds && !(subkind && strv_has(r->subkinds, subkind)))
 		return false;
 	for (char *const *q = r->requires; q && *q; q++)
@@ -58,11 +56,12 @@ rung_applies(const struct rung *r, const char *subkind, const struct vars *vs, b
  * When some rung of the class is for the verdict's backend (or platform),
  * the ladder is those rungs; otherwise the rungs that name no backend (the
  * TPU ladder, which logs that say nothing of their platform have always
- * had).
+ * had). With all, every rung of that ladder; else those that apply to
+ * subkind and the values.
  */
-size_t
-ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
-	      const struct vars *vs, const struct rung ***out)
+static size_t
+select_rungs(const struct ruleset *rs, enum pt_class cls, const char *subkind,
+	     const struct vars *vs, bool all, const struct rung ***out)
 {
 	const struct ladder *l;
 	const struct rung **v;
@@ -76,11 +75,29 @@ ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
 	for (size_t i = 0; i < l->nrungs && backend_key(vs) && !tagged; i++)
 		tagged = rung_for(&l->rungs[i], vs);
 	v = xcalloc(l->nrungs + 1, sizeof(*v));
-	for (size_t i = 0; i < l->nrungs; i++)
-		if (rung_applies(&l->rungs[i], subkind, vs, tagged))
-			v[n++] = &l->rungs[i];
+	for (size_t i = 0; i < l->nrungs; i++) {
+		const struct rung *r = &l->rungs[i];
+
+		if ((tagged ? rung_for(r, vs) : r->backends == NULL) &&
+		    (all || rung_applies(r, subkind, vs)))
+			v[n++] = r;
+	}
 	*out = v;
 	return n;
+}
+
+size_t
+ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
+	      const struct vars *vs, const struct rung ***out)
+{
+	return select_rungs(rs, cls, subkind, vs, false, out);
+}
+
+size_t
+ladder_for_backend(const struct ruleset *rs, enum pt_class cls, const struct vars *vs,
+		   const struct rung ***out)
+{
+	return select_rungs(rs, cls, NULL, vs, true, out);
 }
 
 void
