@@ -89,8 +89,13 @@ explain_rung(FILE *out, struct api_render *ar, const struct rung *r, size_t k)
 		fprintf(out, "     change: %s\n", b.data);
 	}
 	fprintf(out, "     expect: %s\n", r->expect);
-	if (r->subkinds)
-		fprintf(out, "     only for: %s\n", r->subkinds[0]);
+	/* every subkind: the walk offers the rung for each of them */
+	if (r->subkinds) {
+		fputs("     only for:", out);
+		for (char **sk = r->subkinds; *sk; sk++)
+			fprintf(out, "%s %s", sk == r->subkinds ? "" : ",", *sk);
+		fputc('\n', out);
+	}
 	if (r->backends && !strv_has_gpu_only(r->backends)) {
 		fputs("     only on:", out);
 		/* the platform names only stand in for an unknown backend */
