@@ -106,6 +106,9 @@ session_print_no_interpret(FILE *out, const struct ruleset *rs, const struct ses
 	if (s->status != SESSION_IN_PROGRESS || s->interp != INTERP_UNASKED ||
 	    session_interpret_applies(s, rs) || !cd)
 		return;
+	/* said once, when the walk comes to the class: not again before each rung */
+	if (s->nattempts ? s->attempts[s->nattempts - 1].cls_before == c : s->nskipped > 0)
+		return;
 	fprintf(out, "\nno interpret-mode question: interpret mode cannot tell anything about %s "
 		"('pallas-triage explain %s' says why)\n", class_name(c), class_name(c));
 }
