@@ -113,6 +113,7 @@ rule_free(struct rule *r)
 	free(r->origin);
 	strv_free(r->requires);
 	strv_free(r->excludes);
+	strv_free(r->refine);
 	free(r->req_ctx);
 	free(r->exc_ctx);
 	free(r);
@@ -219,14 +220,14 @@ pattern_parse(const struct ynode *n, enum pat_role role, const char *file, struc
 static int
 parse_match(struct rule *r, const struct ynode *mn, const char *file, struct diag *d)
 {
-	static const char *const keys[] = { "any", "all", "none", NULL };
-	static const enum pat_role roles[] = { PAT_ANY, PAT_ALL, PAT_NONE };
+	static const char *const keys[] = { "any", "all", "none", "capture", NULL };
+	static const enum pat_role roles[] = { PAT_ANY, PAT_ALL, PAT_NONE, PAT_CAPTURE };
 	size_t alloc = 0;
 	int ret = 0;
 
 	if (ynode_check_keys(mn, keys, file, "'match'", d) < 0)
 		ret = -1;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		const struct ynode *list = ynode_get(mn, keys[k]);
 
 		if (!list)
@@ -250,7 +251,7 @@ parse_match(struct rule *r, const struct ynode *mn, const char *file, struct dia
 				r->nany++;
 			else if (roles[k] == PAT_ALL)
 				r->nall++;
-			else
+			else if (roles[k] == PAT_NONE)
 				r->nnone++;
 		}
 	}
@@ -408,7 +409,8 @@ rule_parse(const struct ynode *rn, const char *file, const char *origin, struct 
 {
 	static const char *const keys[] = {
 		"id", "class", "subkind", "stage", "weight", "match", "literals", "message",
-		"explain", "links", "overrides", "examples", "tier", "requires", "excludes", NULL,
+		"explain", "links", "overrides", "examples", "tier", "requires", "excludes", "refine",
+		NULL,
 	};
 	struct rule *r = xcalloc(1, sizeof(*r));
 	const char *id = NULL, *sub = NULL, *msg = NULL, *ex = NULL;
@@ -454,6 +456,7 @@ rule_parse(const struct ynode *rn, const char *file, const char *origin, struct 
 	bad |= parse_tier(rn, &r->tier, file, d) < 0;
 	bad |= ynode_want_strv(rn, "requires", false, &r->requires, NULL, file, "a rule", d) < 0;
 	bad |= ynode_want_strv(rn, "excludes", false, &r->excludes, NULL, file, "a rule", d) < 0;
+	bad |= rule_refine_parse(r, rn, file, d) < 0;
 	if (ynode_want(rn, "examples", YNODE_MAP, true, &en, file, "a rule", d) < 0 ||
 	    examples_parse(en, &(struct example_lists){ &r->match_ex, &r->nmatch_ex, &r->nomatch_ex,
 							&r->nnomatch_ex }, file, d) < 0)
@@ -533,7 +536,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 	static const char *const keys[] = {
 		"name", "title", "summary", "interpret", "interpret_note", "gpu_interpret_note",
 		"explain", "next_steps", "rules_out", "moves_to", "keeps", "undecided",
-		"explanations", "more_info", NULL,
+		"explanations", "more_info", "fingerprint", NULL,
 	};
 	int ret = 0;
 

@@ -47,6 +47,7 @@ static const struct cache_field rule_fields[] = {
 	CF_STRV(struct rule, literals), CF_NEED(struct rule, message), CF_STR(struct rule, explain),
 	CF_STRV(struct rule, links), CF_NEED(struct rule, file), CF_INT(struct rule, line),
 	CF_STR(struct rule, origin), CF_STRV(struct rule, requires), CF_STRV(struct rule, excludes),
+	CF_STRV(struct rule, refine),
 };
 static const struct cache_field rung_fields[] = {
 	CF_NEED(struct rung, id), CF_STR(struct rung, family), CF_NEED(struct rung, action),
@@ -81,7 +82,7 @@ static const struct cache_field class_fields[] = {
 	CF_STR(struct class_def, keeps[OUTCOME_REPRODUCES]),
 	CF_STR(struct class_def, keeps[OUTCOME_NO_REPRO]),
 	CF_STRV(struct class_def, undecided), CF_STRV(struct class_def, explanations),
-	CF_STRV(struct class_def, more_info),
+	CF_STRV(struct class_def, more_info), CF_STRV(struct class_def, fingerprint),
 };
 static const struct cache_field flag_fields[] = {
 	CF_STR(struct flag_def, id), CF_STR(struct flag_def, snippet), CF_STR(struct flag_def, why),
@@ -118,7 +119,7 @@ get_pattern(struct cache_rd *r)
 	struct pattern *p = cache_get_new(r, &pattern_rec);
 
 	p->role = (enum pat_role)cache_get_u32(r);
-	if (p->role > PAT_NONE)
+	if (p->role > PAT_CAPTURE)
 		r->bad = true;
 	return p;
 }

@@ -4,8 +4,9 @@
  * each interpret-mode answer rules out of the class (`rules_out`), where a
  * ruled-out diagnosis goes (`moves_to`), why it may stand (`keeps`), which
  * subkinds are not settled yet (`undecided`) and which are the class's
- * explanations (`explanations`), and what a report asks for (`more_info`,
- * also top-level). Parsing and the cross-checks ruleset_finish() runs; the
+ * explanations (`explanations`), what a report asks for (`more_info`,
+ * also top-level), and the values that tell two failures of the class
+ * apart (`fingerprint`); and a rule's `refine`, which the values decide. Parsing and the cross-checks ruleset_finish() runs; the
  * session model (session_interp.c) is what reads them.
  */
 #include <stdlib.h>
@@ -146,6 +147,8 @@ class_method_parse(struct class_def *cd, const struct ynode *cn, const char *fil
 	bad |= ynode_want_strv(cn, "explanations", false, &cd->explanations, NULL, file, "a class",
 			       d) < 0;
 	bad |= ynode_want_strv(cn, "more_info", false, &cd->more_info, NULL, file, "a class", d) < 0;
+	bad |= ynode_want_strv(cn, "fingerprint", false, &cd->fingerprint, NULL, file, "a class",
+			       d) < 0;
 	if (!bad && cd->undecided && !cd->explanations) {
 		const struct ynode *n = ynode_get(cn, "undecided");
 
@@ -167,6 +170,7 @@ class_method_release(struct class_def *cd)
 	strv_free(cd->undecided);
 	strv_free(cd->explanations);
 	strv_free(cd->more_info);
+	strv_free(cd->fingerprint);
 }
 
 int
@@ -186,6 +190,39 @@ more_info_parse(struct ruleset *rs, const struct ynode *root, const char *file, 
 	memcpy(rs->more_info + have, v, n * sizeof(*v));
 	rs->more_info[have + n] = NULL;
 	free(v);
+	return 0;
+}
+
+int
+rule_refine_parse(struct rule *r, const struct ynode *rn, const char *file, struct diag *d)
+{
+	static const char *const keys[] = { "when", "subkind", "message", NULL };
+	const struct ynode *list = NULL;
+	size_t n = 0;
+
+	if (ynode_want(rn, "refine", YNODE_SEQ, false, &list, file, "a rule", d) < 0)
+		return -1;
+	if (!list)
+		return 0;
+	r->refine = xcalloc(3 * list->n + 1, sizeof(*r->refine));
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *e = list->items[i];
+		const char *when = NULL, *subkind = NULL, *message = NULL;
+
+		if (e->kind != YNODE_MAP) {
+			diag_error(d, file, e->line, e->col, "a refine entry must be {when, subkind, "
+				   "message}");
+			return -1;
+		}
+		if (ynode_check_keys(e, keys, file, "a refine entry", d) < 0 ||
+		    ynode_want_str(e, "when", true, &when, file, "a refine entry", d) < 0 ||
+		    ynode_want_str(e, "subkind", true, &subkind, file, "a refine entry", d) < 0 ||
+		    ynode_want_str(e, "message", true, &message, file, "a refine entry", d) < 0)
+			return -1;
+		r->refine[n++] = xstrdup(when);
+		r->refine[n++] = xstrdup(subkind);
+		r->refine[n++] = xstrdup(message);
+	}
 	return 0;
 }
 

@@ -44,7 +44,8 @@ enum pt_class class_from_name(const char *name);
 enum stage { STAGE_COMPILE, STAGE_RUNTIME, STAGE_NUMERIC };
 const char *stage_name(enum stage s);
 
-enum pat_role { PAT_ANY, PAT_ALL, PAT_NONE };
+/* PAT_CAPTURE (`capture`) only reads values (a test id, a shape): it makes no rule fire and is no evidence. */
+enum pat_role { PAT_ANY, PAT_ALL, PAT_NONE, PAT_CAPTURE };
 
 /*
  * A rule of the specific tier names one failure; a fallback rule decides
@@ -95,6 +96,9 @@ struct rule {
 	enum rule_tier tier;
 	char **requires, **excludes; /* context ids, NULL-terminated or NULL */
 	int *req_ctx, *exc_ctx;    /* the same as context indexes, -1-terminated; set by ruleset_finish */
+	char **refine;             /* WHEN, SUBKIND, MESSAGE triples, or NULL: once the values are
+				    * derived, the first whose value WHEN is known gives the
+				    * verdict that subkind and message (physical VMEM exceeded) */
 };
 
 /*
@@ -163,6 +167,9 @@ struct class_def {
 	char **explanations;       /* subkinds evidence rules out one by one; all of them out
 				    * leaves nothing to believe and stops the walk */
 	char **more_info;          /* what the escalation report asks for, for this class */
+	char **fingerprint;        /* values that tell one failure of the class from another
+				    * (the test, the file, the dtype, the size): hashed into
+				    * the fingerprint with the masked key line */
 };
 
 /* Is subkind (may be NULL) undecided for class cd (no subkind counts as undecided)? */

@@ -169,8 +169,9 @@ explain_rule(FILE *out, const struct rule *r, bool reflow)
 	print_block(out, "explanation:", r->explain, reflow);
 	fprintf(out, "\npatterns:\n");
 	for (size_t i = 0; i < r->npats; i++) {
-		fprintf(out, "  %-4s ", r->pats[i]->role == PAT_ANY ? "any" :
-		       r->pats[i]->role == PAT_ALL ? "all" : "none");
+		static const char *const role[] = { "any", "all", "none", "capture" };
+
+		fprintf(out, "  %-4s ", role[r->pats[i]->role]);
 		term_puts_untrusted(out, r->pats[i]->src);
 		fputc('\n', out);
 	}

@@ -148,6 +148,7 @@ same_rule(const struct rule *x, const struct rule *y)
 	I(tier);
 	V(requires);
 	V(excludes);
+	V(refine);
 	same_ints(w, "req_ctx", x->req_ctx, y->req_ctx);
 	same_ints(w, "exc_ctx", x->exc_ctx, y->exc_ctx);
 	for (size_t i = 0; i < x->npats && i < y->npats; i++)
@@ -225,6 +226,7 @@ same_classes(const struct ruleset *a, const struct ruleset *b)
 		V(undecided);
 		V(explanations);
 		V(more_info);
+		V(fingerprint);
 		same_int(w, "ladder cls", a->ladders[c].cls, b->ladders[c].cls);
 		same_int(w, "nrungs", (long long)a->ladders[c].nrungs, (long long)b->ladders[c].nrungs);
 		for (size_t i = 0; i < a->ladders[c].nrungs && i < b->ladders[c].nrungs; i++)
@@ -450,16 +452,16 @@ test_struct_sizes(void)
 	CHECK_INTEQ(sizeof(t), (n)); \
 } while (0)
 	SIZE(struct pattern, 56);
-	SIZE(struct rule, 216);
+	SIZE(struct rule, 224);
 	SIZE(struct context_def, 168);
 	SIZE(struct confidence_policy, 24);
-	SIZE(struct class_def, 136);
+	SIZE(struct class_def, 144);
 	SIZE(struct flag_def, 40);
 	SIZE(struct rung, 120);
 	SIZE(struct ladder, 32);
 	SIZE(struct code_def, 40);
 	SIZE(struct fact_def, 40);
-	SIZE(struct ruleset, 1240);
+	SIZE(struct ruleset, 1288);
 	SIZE(struct chip, 152);
 	SIZE(struct chip_matmul, 24);
 	SIZE(struct chip_dispute, 24);
@@ -492,6 +494,7 @@ test_coverage(const struct ruleset *rs)
 		{ "class.rules_out", false }, { "class.moves_to", false }, { "class.keeps", false },
 		{ "class.undecided", false }, { "class.explanations", false }, { "class.more_info", false },
 		{ "rung.hypothesis", false }, { "ruleset.more_info", false },
+		{ "class.fingerprint", false }, { "rule.capture", false }, { "rule.refine", false },
 		{ "context.sets", false }, { "class.gpu_interpret_note", false },
 		{ "rung.backends", false }, { "rung.unless", false }, { "rule.observed", false },
 	};
@@ -580,6 +583,13 @@ test_coverage(const struct ruleset *rs)
 			c[42].seen |= rs->ladders[cl].rungs[i].hypothesis != NULL;
 	}
 	c[43].seen = rs->more_info != NULL;
+	for (int cl = 0; cl < CLASS_COUNT; cl++)
+		c[44].seen |= rs->classes[cl].fingerprint != NULL;
+	for (size_t i = 0; i < rs->nrules; i++)
+		for (size_t j = 0; j < rs->rules[i]->npats; j++)
+			c[45].seen |= rs->rules[i]->pats[j]->role == PAT_CAPTURE;
+	for (size_t i = 0; i < rs->nrules; i++)
+		c[46].seen |= rs->rules[i]->refine != NULL;
 	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
 		if (!c[k].seen)
 			fprintf(stderr, "no entry of the test set has %s: the round trip cannot "
