@@ -356,7 +356,7 @@ keep_assertions(struct session *s, const struct ruleset *rs, const struct verdic
 		if (vc->asserted)
 			why = xstrdup(vc->asserted);
 		else if (vc->nev)
-			why = xasprintf("the session's first log (line %zu)", vc->ev[0].line);
+			why = xasprintf("the session's first log, line %zu", vc->ev[0].line);
 		else
 			why = xstrdup("the session's first log");
 		assert_push(s, vc->def->id, why);
