@@ -71,6 +71,14 @@ check "report: a TPU session lists no GPU-only debug flag" \
 check "report (md): the current failure comes first" sh -c \
 	"a=\$(grep -n '^## Current failure' r.md | cut -d: -f1) && b=\$(grep -n '^## First diagnosis' r.md | cut -d: -f1) && [ \"\$a\" -lt \"\$b\" ]"
 
+# run: the diagnosis and "next" give the same, latest number
+new_dir run
+"$PT" session start 1-vmem-oom.log >/dev/null 2>&1
+"$PT" run --change "vmem_limit_bytes=34 MiB" -- cat 2-vmem-oom-raised.log >run.out 2>&1
+check "run: recorded as the same error" py .pallas-triage/session.json "d['attempts'][0]['result'] == 'same'"
+check "run: 'next' is filled from the run's own log (46 MiB), not the first log's (31 MiB)" sh -c \
+	"sed -n '/^next:/,\$p' run.out | grep -q 'vmem_limit_bytes=48234496' && ! grep -q 'vmem_limit_bytes=32505856' run.out"
+
 # --- 2. attempt --log: every result, stdin, a log it has ----------------------
 new_dir logs
 "$PT" session start 1-vmem-oom.log >/dev/null 2>&1
