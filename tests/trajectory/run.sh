@@ -121,6 +121,22 @@ check "... it stands on no ladder and says what to capture next" \
 check "the next log that names a failure is recorded, off the ladder, and the walk goes on" \
 	py u2.json "d['class'] == 'layout' and d['last_attempt']['rung'] == 'custom' and d['next'] is not None"
 
+# ... and in the loop: the walk says what to capture and waits, exit 0
+new_dir unnamed-loop
+"$PT" session start 3-block-shape.log >/dev/null 2>&1
+printf 'Traceback (most recent call last):\n  File "/home/ana/kern/flash.py", line 3, in <module>\n    import flashlib\nModuleNotFoundError: No module named %s\n' "'flashlib'" >odd.log
+printf 'different\nupgraded flashlib\n' >a1
+cat odd.log | "$PT" -q --answers a1 >loop1.out 2>&1
+rc=$?
+check "loop: an unnamed failure ends the walk saved and waiting (exit 0)" sh -c \
+	"[ $rc = 0 ] && grep -q 'waits for the next run' loop1.out && grep -q 'capture the whole output' loop1.out"
+check "loop: ... without an escalation" sh -c "! grep -q 'escalate' loop1.out && test ! -e pallas-triage-report.md"
+printf '\n' >a2
+cat 4-mosaic-layout.log | "$PT" -q --answers a2 >loop2.out 2>&1
+check "loop: the next run's log is the result, off the ladder, and the walk is back on a ladder" sh -c \
+	"grep -q 'off the ladder: no rung was shown' loop2.out && grep -q 'class changed: unknown -> layout/relayout' loop2.out &&
+	 python3 -c \"import json; d=json.load(open('.pallas-triage/session.json')); assert d['attempts'][1]['rung'] == 'custom' and d['status'] == 'in-progress'\""
+
 # --- 4. rungs that fit ---------------------------------------------------------
 new_dir fit
 cp "$SRC/tests/triage/sync-race.log" same-core-race.log
