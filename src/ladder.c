@@ -5,16 +5,8 @@
 
 #include "pt/buf.h"
 #include "pt/ladder.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
-
-static bool
-strv_has(char *const *v, const char *s)
-{
-	for (; v && *v; v++)
-		if (strcmp(*v, s) == 0)
-			return true;
-	return false;
-}
 
 /*
  * The backend a rung must name: the verdict's `backend` (mosaic-tpu,
@@ -35,13 +27,14 @@ rung_for(const struct rung *r, const struct vars *vs)
 {
 	const char *b = vars_get(vs, "backend"), *p = vars_get(vs, "platform");
 
-	return r->backends && (b ? strv_has(r->backends, b) : p && strv_has(r->backends, p));
+	return r->backends && (b ? util_strv_has(r->backends, b)
+				 : p && util_strv_has(r->backends, p));
 }
 
 static bool
 rung_applies(const struct rung *r, const char *subkind, const struct vars *vs)
 {
-	if (r->subkinds && !(subkind && strv_has(r->subkinds, subkind)))
+	if (r->subkinds && !(subkind && util_strv_has(r->subkinds, subkind)))
 		return false;
 	for (char *const *q = r->requires; q && *q; q++)
 		if (!vars_get(vs, *q))

@@ -6,8 +6,9 @@
  * subkinds are not settled yet (`undecided`) and which are the class's
  * explanations (`explanations`), what a report asks for (`more_info`,
  * also top-level), and the values that tell two failures of the class
- * apart (`fingerprint`); and a rule's `refine`, which the values decide. Parsing and the cross-checks ruleset_finish() runs; the
- * session model (session_interp.c) is what reads them.
+ * apart (`fingerprint`); and a rule's `refine`, which the values decide.
+ * Parsing and the cross-checks ruleset_finish() runs; the session model
+ * (session_interp.c, session.c), the report and the verdict read them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,21 +26,12 @@ interp_outcome_name(enum interp_outcome o)
 	return o < OUTCOME_COUNT ? outcome_names[o] : "?";
 }
 
-static bool
-strv_has(char *const *v, const char *s)
-{
-	for (; v && *v; v++)
-		if (strcmp(*v, s) == 0)
-			return true;
-	return false;
-}
-
 bool
 class_undecided(const struct class_def *cd, const char *subkind)
 {
 	if (!cd || !cd->explanations)
 		return false;
-	return !subkind || strv_has(cd->undecided, subkind);
+	return !subkind || util_strv_has(cd->undecided, subkind);
 }
 
 /* A mapping whose keys are the interpret outcomes; an unknown key is an error. */
@@ -234,7 +226,7 @@ method_check(const struct ruleset *rs, struct diag *d)
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++) {
 			const struct rung *r = &rs->ladders[c].rungs[i];
 
-			if (r->hypothesis && !strv_has(rs->classes[c].explanations, r->hypothesis))
+			if (r->hypothesis && !util_strv_has(rs->classes[c].explanations, r->hypothesis))
 				diag_error(d, r->file, r->line, r->col, "rung '%s' tests hypothesis "
 					   "'%s', which is not one of the explanations of class '%s'",
 					   r->id, r->hypothesis, class_name((enum pt_class)c));
