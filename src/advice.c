@@ -18,10 +18,13 @@
  *    without a known chip, when the limit is a scoped default of some chip
  *    in the table and no chip's physical VMEM (32 MiB, 96 MiB: yes; 16 MiB
  *    and 64 MiB are both, so they stay unset).
+ *  - without a `block`, the last two dims of the largest allocation an OOM
+ *    lists (largest_shape) are the block to halve: largest_block;
  *  - jax_upgrade_to (with _what and _from) when the captures name a gap a
  *    later JAX release closed (jaxapi_derive, rules/jax-api.yaml).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pt/advice.h"
@@ -238,6 +241,29 @@ derive_block_bytes(struct advice *a, const struct shape *b, const struct block_r
 	set_size(a, "block_bytes_human", (n * (unsigned)bits + 7) / 8);
 }
 
+/*
+ * Without a block shape in the log, the largest VMEM allocation of an OOM
+ * listing (`largest_shape`, its first entry) stands for the largest block:
+ * its last two dims are the block's minor dims, whatever the leading ones
+ * (a buffer count, a batch) were. Written "(..., 4096, 2048)" so that no
+ * one takes it for the whole block.
+ */
+static bool
+largest_block(struct advice *a, struct shape *out)
+{
+	struct shape all;
+
+	if (!get_shape(a, "largest_shape", &all) || all.rank < 2 || all.ellipsis)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->rank = 2;
+	out->ellipsis = true;
+	out->dims[0] = all.dims[all.rank - 2];
+	out->dims[1] = all.dims[all.rank - 1];
+	set_shape(a, "largest_block", out);
+	return true;
+}
+
 static void
 derive_block(struct advice *a)
 {
@@ -246,7 +272,7 @@ derive_block(struct advice *a)
 	struct block_check bc;
 	bool have_array;
 
-	if (!get_shape(a, "block", &block))
+	if (!get_shape(a, "block", &block) && !largest_block(a, &block))
 		return;
 	have_array = get_shape(a, "array", &array);
 	block_rule_from(a, &r);
@@ -285,10 +311,33 @@ advice_derive(const struct ruleset *rs, struct vars *vs)
 	jaxapi_derive(rs ? rs->api : NULL, vs);
 }
 
+/*
+ * A rule's `refine`: what the log's text says is sharpened by the values
+ * derived from it (a limit that is the chip's whole VMEM is no scoped
+ * limit). The first entry whose value is known gives the subkind (borrowed
+ * from the rule, as the verdict's subkind always is) and the message.
+ */
+static void
+refine(struct verdict *v)
+{
+	struct buf b = BUF_INIT;
+
+	for (char **p = v->top_rule ? v->top_rule->refine : NULL; p && p[0]; p += 3) {
+		if (!vars_get(&v->vars, p[0]))
+			continue;
+		v->subkind = p[1];
+		vars_expand(&v->vars, p[2], &b);
+		free(v->message);
+		v->message = buf_detach(&b, NULL);
+		return;
+	}
+}
+
 void
 verdict_derive(const struct ruleset *rs, struct verdict *v)
 {
 	advice_derive(rs, &v->vars);
+	refine(v);
 	if (!vars_get(&v->vars, "chip") && vars_get(&v->vars, "chip_name"))
 		vars_set(&v->vars, "chip", vars_get(&v->vars, "chip_name"), false);
 }

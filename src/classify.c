@@ -22,7 +22,8 @@ struct classifier {
 	const struct ruleset *rs;
 	struct window w;
 	struct linematch lm;
-	const char *assert_context, *assert_why;
+	const struct context_assertion *asserted;   /* borrowed until finish */
+	size_t nasserted;
 	bool *ctx_held;             /* after finish: per ruleset context */
 	double *ctx_score;
 };
@@ -129,8 +130,8 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 	struct decode_reader dr = DECODE_READER_INIT;
 	struct stat st;
 
-	if (o && o->assert_context)
-		classifier_assert_context(c, o->assert_context, o->assert_why);
+	if (o && o->nasserted)
+		classifier_assert_contexts(c, o->asserted, o->nasserted);
 	window_want_scout(&c->w, fd, o ? o->threads : 0);
 	dr.stream = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
 	for (;;) {
@@ -174,7 +175,7 @@ classifier_finish(struct classifier *c, struct verdict *v)
 	struct engine_result e = {
 		.rs = c->rs, .ps = c->lm.ps, .rcaps = c->lm.rcaps, .env = &c->lm.env,
 		.loc_frame = &c->lm.loc_frame, .last_frame = &c->lm.last_frame,
-		.assert_context = c->assert_context, .assert_why = c->assert_why,
+		.asserted = c->asserted, .nasserted = c->nasserted,
 		.ctx_held = c->ctx_held, .ctx_score = c->ctx_score,
 	};
 
@@ -214,10 +215,10 @@ classifier_context_held(const struct classifier *c, const char *id)
 }
 
 void
-classifier_assert_context(struct classifier *c, const char *context, const char *why)
+classifier_assert_contexts(struct classifier *c, const struct context_assertion *a, size_t n)
 {
-	c->assert_context = context;
-	c->assert_why = why;
+	c->asserted = a;
+	c->nasserted = n;
 }
 
 const struct vars *

@@ -117,6 +117,7 @@ print_contexts(FILE *fp, const struct verdict *v, bool color)
 			continue;
 		fprintf(fp, "%s%s (", any ? ", " : "", vc->def->id);
 		if (vc->asserted) {
+			fputs("asserted: ", fp);
 			put_untrusted_str(fp, vc->asserted);
 			fputs(vc->nev ? "; " : "", fp);
 		}

@@ -5,16 +5,8 @@
 
 #include "pt/buf.h"
 #include "pt/ladder.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
-
-static bool
-strv_has(char *const *v, const char *s)
-{
-	for (; v && *v; v++)
-		if (strcmp(*v, s) == 0)
-			return true;
-	return false;
-}
 
 /*
  * The backend a rung must name: the verdict's `backend` (mosaic-tpu,
@@ -35,15 +27,14 @@ rung_for(const struct rung *r, const struct vars *vs)
 {
 	const char *b = vars_get(vs, "backend"), *p = vars_get(vs, "platform");
 
-	return r->backends && (b ? strv_has(r->backends, b) : p && strv_has(r->backends, p));
+	return r->backends && (b ? util_strv_has(r->backends, b)
+				 : p && util_strv_has(r->backends, p));
 }
 
 static bool
-rung_applies(const struct rung *r, const char *subkind, const struct vars *vs, bool tagged)
+rung_applies(const struct rung *r, const char *subkind, const struct vars *vs)
 {
-	if (tagged ? !rung_for(r, vs) : r->backends != NULL)
-		return false;
-	if (r->subkinds && !(subkind && strv_has(r->subkinds, subkind)))
+	if (r->subkinds && !(subkind && util_strv_has(r->subkinds, subkind)))
 		return false;
 	for (char *const *q = r->requires; q && *q; q++)
 		if (!vars_get(vs, *q))
@@ -58,11 +49,12 @@ rung_applies(const struct rung *r, const char *subkind, const struct vars *vs, b
  * When some rung of the class is for the verdict's backend (or platform),
  * the ladder is those rungs; otherwise the rungs that name no backend (the
  * TPU ladder, which logs that say nothing of their platform have always
- * had).
+ * had). With all, every rung of that ladder; else those that apply to
+ * subkind and the values.
  */
-size_t
-ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
-	      const struct vars *vs, const struct rung ***out)
+static size_t
+select_rungs(const struct ruleset *rs, enum pt_class cls, const char *subkind,
+	     const struct vars *vs, bool all, const struct rung ***out)
 {
 	const struct ladder *l;
 	const struct rung **v;
@@ -76,11 +68,29 @@ ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
 	for (size_t i = 0; i < l->nrungs && backend_key(vs) && !tagged; i++)
 		tagged = rung_for(&l->rungs[i], vs);
 	v = xcalloc(l->nrungs + 1, sizeof(*v));
-	for (size_t i = 0; i < l->nrungs; i++)
-		if (rung_applies(&l->rungs[i], subkind, vs, tagged))
-			v[n++] = &l->rungs[i];
+	for (size_t i = 0; i < l->nrungs; i++) {
+		const struct rung *r = &l->rungs[i];
+
+		if ((tagged ? rung_for(r, vs) : r->backends == NULL) &&
+		    (all || rung_applies(r, subkind, vs)))
+			v[n++] = r;
+	}
 	*out = v;
 	return n;
+}
+
+size_t
+ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
+	      const struct vars *vs, const struct rung ***out)
+{
+	return select_rungs(rs, cls, subkind, vs, false, out);
+}
+
+size_t
+ladder_for_backend(const struct ruleset *rs, enum pt_class cls, const struct vars *vs,
+		   const struct rung ***out)
+{
+	return select_rungs(rs, cls, NULL, vs, true, out);
 }
 
 void
@@ -134,6 +144,43 @@ ladder_change_text(const struct ruleset *rs, const struct rung *r, const struct 
 	s = ladder_change_render(&ar, r, vs, filled);
 	api_render_release(&ar);
 	return s;
+}
+
+char *
+ladder_change_values(const struct rung *r, const struct vars *vs)
+{
+	struct buf b = BUF_INIT;
+	const char *p = r->change;
+
+	while (p && (p = strstr(p, "${"))) {
+		const char *end = strchr(p + 2, '}');
+		char *name, *entry;
+		const char *val;
+
+		if (!end)
+			break;
+		name = xstrndup(p + 2, (size_t)(end - p - 2));
+		p = end + 1;
+		if (strncmp(name, "api:", 4) == 0) {
+			free(name);
+			continue;
+		}
+		if (!(val = vars_get(vs, name))) {
+			free(name);
+			buf_release(&b);
+			return NULL;
+		}
+		entry = xasprintf("%s=%s", name, val);
+		if (!b.len || !strstr(b.data, entry))
+			buf_addf(&b, "%s%s", b.len ? "; " : "", entry);
+		free(entry);
+		free(name);
+	}
+	if (!b.len) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
 }
 
 char *

@@ -10,51 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <sys/stat.h>
+
 #include "pt/buf.h"
+#include "pt/json.h"
 #include "pt/ladder.h"
 #include "pt/report.h"
 #include "pt/term.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
-
-/*
- * What would help a maintainer next, per class. These are the method's
- * questions, not log knowledge, so they stay here rather than in rules/.
- */
-static const struct { enum pt_class cls; const char *text; } more_info[] = {
-	{ CLASS_LAYOUT, "the block shape, array shape and dtype of every BlockSpec of the kernel" },
-	{ CLASS_LAYOUT, "the full Mosaic diagnostic and the failing op from the Mosaic dump "
-			"(LIBTPU_INIT_ARGS=--xla_mosaic_dump_to=DIR)" },
-	{ CLASS_CAPACITY, "the compiler's full 'Largest program allocations in vmem' list" },
-	{ CLASS_CAPACITY, "the scoped VMEM limit in force: vmem_limit_bytes and "
-			  "--xla_tpu_scoped_vmem_limit_kib in LIBTPU_INIT_ARGS" },
-	{ CLASS_SYNCHRONIZATION, "a run under pltpu.InterpretParams(detect_races=True) with "
-				 "dma_execution_mode=\"eager\" and then \"on_wait\", inside "
-				 "'pallas-triage run --timeout' (an unmet wait hangs there too)" },
-	{ CLASS_SYNCHRONIZATION, "every async copy's start and wait, and every semaphore signal "
-				 "and wait, on every control-flow path" },
-	{ CLASS_NUMERICS, "the max-abs and max-rel error against a float64 CPU reference, per "
-			  "output block" },
-	{ CLASS_NUMERICS, "the error at matmul precision DEFAULT, HIGH and HIGHEST" },
-	{ CLASS_UNSUPPORTED, "the smallest kernel that still fails on the same operation" },
-	{ CLASS_UNSUPPORTED, "whether the kernel runs under interpret=True (which skips Mosaic)" },
-	{ CLASS_UNKNOWN, "the whole log from the first error line to the end" },
-	{ CLASS_COUNT, "a minimal reproducer: the pre-debug kernel with the shapes and dtypes "
-		       "of its inputs" },
-	{ CLASS_COUNT, "an HLO dump of the failing program (XLA_FLAGS=--xla_dump_to=DIR)" },
-};
-
-static const struct {
-	enum interp_answer a;
-	const char *text;
-} interp_text[] = {
-	{ INTERP_UNASKED, "not asked yet" },
-	{ INTERP_REPRODUCES, "reproduces under interpret mode: a logic or indexing bug, or a "
-			     "race; not layout, capacity or precision" },
-	{ INTERP_NO_REPRO, "does not reproduce under interpret mode: layout, capacity or "
-			   "precision; not a logic or indexing bug" },
-	{ INTERP_SKIPPED, "not tried" },
-};
 
 /* --- the model --- */
 
@@ -160,21 +125,107 @@ build_status(struct report *r, const struct session *s)
 	free(finding);
 }
 
-/* The environment fingerprint lists every field the rules' facts can set,
- * in their order: a field the log did not show is worth saying. */
+/* The attempt whose log gave the latest diagnosis, or NULL: the first log is the latest. */
+static const struct attempt *
+latest_attempt(const struct session *s)
+{
+	if (!s->latest)
+		return NULL;
+	for (size_t i = s->nattempts; i-- > 0;)
+		if (s->attempts[i].log)
+			return &s->attempts[i];
+	return NULL;
+}
+
+static char *
+from_text(const struct session *s)
+{
+	const struct attempt *a = latest_attempt(s);
+
+	return a ? xasprintf("the log of attempt %d", a->n) : xstrdup("the first log");
+}
+
+/*
+ * The environment is the latest log's: a run after an upgrade says the new
+ * JAX version. Fields it did not state are the earlier logs' (the session
+ * read it with them), and only what some log said is listed: a TPU report
+ * has no CUDA rows.
+ */
 static void
-build_env(struct report *r, const struct verdict_snapshot *d, const struct ruleset *rs)
+build_env(struct report *r, const struct session *s, const struct ruleset *rs)
 {
 	const char **fields = NULL;
 
 	if (!rs)
 		return;
-	/* only what the log says: a TPU report has no CUDA rows */
 	ruleset_env_fields(rs, &fields);
 	for (const char **f = fields; *f; f++)
-		if (vars_get(&d->vars, *f))
-			kv_push(&r->env, &r->nenv, xstrdup(*f), rdup(r, vars_get(&d->vars, *f)));
+		if (vars_get(&s->vars, *f))
+			kv_push(&r->env, &r->nenv, xstrdup(*f), rdup(r, vars_get(&s->vars, *f)));
 	free(fields);
+	r->env_from = from_text(s);
+}
+
+/* The last attempt whose log named a class: what a session of schema 1 knows of its latest log. */
+static const struct attempt *
+last_logged(const struct session *s)
+{
+	for (size_t i = s->nattempts; i-- > 0;)
+		if (s->attempts[i].log && s->attempts[i].cls_after < CLASS_COUNT)
+			return &s->attempts[i];
+	return NULL;
+}
+
+/* The failure the report leads with: the latest log's, until it is fixed. */
+static void
+build_now(struct report *r, const struct session *s)
+{
+	const struct verdict_snapshot *d = s->latest ? s->latest : &s->first;
+	const struct attempt *a = s->latest ? latest_attempt(s) : last_logged(s);
+	struct report_failure *f = &r->now;
+
+	f->from = a ? xasprintf("the log of attempt %d", a->n) : xstrdup("the first log");
+	f->log = rdup(r, a ? a->log : s->log_saved ? s->log_saved : s->log);
+	if (s->status == SESSION_RESOLVED)
+		return;
+	if (a && !s->latest) {
+		/* only the attempt's class and key line were kept */
+		f->label = rlabel(a->cls_after, a->subkind_after);
+		f->key_line = rdup(r, a->key_line);
+		return;
+	}
+	f->label = rlabel(d->cls, d->subkind);
+	f->message = rdup(r, d->message ? d->message : d->reason);
+	f->key_line = rdup(r, d->key_line);
+	f->key_lineno = d->key_lineno;
+	f->location = rdup(r, d->location);
+	f->fingerprint = rdup(r, d->fingerprint);
+	f->confidence = d->confidence;
+}
+
+/* Every log in order, with the class it showed and its key line. */
+static void
+build_logs(struct report *r, const struct session *s)
+{
+	r->logs = xcalloc(s->nattempts + 2, sizeof(*r->logs));
+	r->logs[0].what = xstrdup("first log");
+	r->logs[0].log = rdup(r, s->log_saved ? s->log_saved : s->log);
+	r->logs[0].cls = rlabel(s->first.cls, s->first.subkind);
+	r->logs[0].key_line = rdup(r, s->first.key_line);
+	r->nlogs = 1;
+	for (size_t i = 0; i < s->nattempts; i++) {
+		const struct attempt *a = &s->attempts[i];
+		struct report_log *l = &r->logs[r->nlogs];
+
+		if (!a->log)
+			continue;
+		l->what = xasprintf("attempt %d", a->n);
+		l->log = rdup(r, a->log);
+		l->cls = rlabel(a->cls_after, a->cls_after == CLASS_COUNT ? NULL :
+				     a->subkind_after);
+		l->key_line = rdup(r, a->key_line);
+		r->nlogs++;
+	}
 }
 
 static void
@@ -214,7 +265,7 @@ build_diagnosis(struct report *r, const struct session *s, const struct ruleset 
 		if (!rs || !ruleset_is_env_field(rs, d->vars.v[i].name))
 			kv_push(&r->values, &r->nvalues, rid(d->vars.v[i].name),
 				rdup(r, d->vars.v[i].value));
-	build_env(r, d, rs);
+	build_env(r, s, rs);
 	r->tool = rdup(r, s->tool ? s->tool : "pallas-triage " PT_VERSION);
 }
 
@@ -227,21 +278,42 @@ result_text(enum attempt_result res)
 	return res < RESULT_COUNT ? t[res] : "?";
 }
 
-static void
-build_history(struct report *r, const struct session *s, const struct ruleset *rs)
+/* The answer, and what the rules say it rules out (classes.yaml, rules_out). */
+static char *
+interpret_text(const struct session *s, const struct ruleset *rs)
 {
 	const struct class_def *cd = s->cls < CLASS_COUNT && rs->have_class[s->cls] ?
 				     &rs->classes[s->cls] : NULL;
+	enum interp_outcome o = s->interp == INTERP_REPRODUCES ? OUTCOME_REPRODUCES
+								: OUTCOME_NO_REPRO;
+	struct buf b = BUF_INIT;
 
-	for (size_t i = 0; i < ARRAY_SIZE(interp_text); i++)
-		if (interp_text[i].a == s->interp)
-			r->interpret = xstrdup(interp_text[i].text);
-	if (s->interp == INTERP_UNASKED && cd && cd->interpret &&
-	    strcmp(cd->interpret, "not-modelled") == 0) {
-		free(r->interpret);
-		r->interpret = xasprintf("not asked: interpret mode cannot tell anything about %s",
-					 class_name(s->cls));
+	if (s->interp == INTERP_SKIPPED)
+		return xstrdup("not tried");
+	if (s->interp == INTERP_UNASKED)
+		return cd && cd->interpret && strcmp(cd->interpret, "not-modelled") == 0 ?
+		       xasprintf("not asked: interpret mode cannot tell anything about %s",
+				 class_name(s->cls)) : xstrdup("not asked yet");
+	buf_addf(&b, "%s under interpret mode", s->interp == INTERP_REPRODUCES ? "reproduces" :
+		 "does not reproduce");
+	for (int c = 0; c < CLASS_COUNT; c++) {
+		char **p = rs->have_class[c] ? rs->classes[c].rules_out[o] : NULL;
+
+		for (; p && p[0] && p[1]; p += 2) {
+			char *lab = class_label((enum pt_class)c, *p[0] ? p[0] : NULL);
+
+			buf_addf(&b, "%s%s", strstr(b.data, ": rules out ") ? ", " : ": rules out ",
+				 lab);
+			free(lab);
+		}
 	}
+	return buf_detach(&b, NULL);
+}
+
+static void
+build_history(struct report *r, const struct session *s, const struct ruleset *rs)
+{
+	r->interpret = interpret_text(s, rs);
 	for (size_t i = 0; i < s->nruled; i++)
 		kv_push(&r->ruled, &r->nruled, rlabel(s->ruled[i].cls, s->ruled[i].subkind),
 			rdup(r, s->ruled[i].reason));
@@ -311,26 +383,30 @@ class_seen(const struct session *s, enum pt_class c)
 }
 
 static void
-build_more(struct report *r, const struct session *s)
+more_push(struct report *r, char *const *v)
 {
-	if (s->status == SESSION_RESOLVED)
+	for (; v && *v; v++)
+		str_push(&r->more, &r->nmore, xstrdup(*v));
+}
+
+/* What would help a maintainer next: the rules' more_info, the current class's first. */
+static void
+build_more(struct report *r, const struct session *s, const struct ruleset *rs)
+{
+	if (s->status == SESSION_RESOLVED || !rs)
 		return;
-	if (!vars_get(&s->first.vars, "jax_version") || !vars_get(&s->first.vars, "libtpu_version"))
+	if (!vars_get(&s->vars, "jax_version") || !vars_get(&s->vars, "libtpu_version"))
 		str_push(&r->more, &r->nmore, xstrdup("the jax, jaxlib and libtpu versions: the "
 			 "output of python -c 'import jax; jax.print_environment_info()'"));
-	if (!vars_get(&s->first.vars, "chip") && !vars_get(&s->first.vars, "device_kind"))
+	if (!vars_get(&s->vars, "chip") && !vars_get(&s->vars, "device_kind"))
 		str_push(&r->more, &r->nmore, xstrdup("the TPU generation: "
 			 "jax.devices()[0].device_kind"));
-	for (size_t i = 0; i < ARRAY_SIZE(more_info); i++)
-		if (more_info[i].cls == s->cls)
-			str_push(&r->more, &r->nmore, xstrdup(more_info[i].text));
-	for (size_t i = 0; i < ARRAY_SIZE(more_info); i++)
-		if (more_info[i].cls < CLASS_COUNT && more_info[i].cls != s->cls &&
-		    class_seen(s, more_info[i].cls))
-			str_push(&r->more, &r->nmore, xstrdup(more_info[i].text));
-	for (size_t i = 0; i < ARRAY_SIZE(more_info); i++)
-		if (more_info[i].cls == CLASS_COUNT)
-			str_push(&r->more, &r->nmore, xstrdup(more_info[i].text));
+	if (s->cls < CLASS_COUNT && rs->have_class[s->cls])
+		more_push(r, rs->classes[s->cls].more_info);
+	for (int c = 0; c < CLASS_COUNT; c++)
+		if (c != (int)s->cls && rs->have_class[c] && class_seen(s, (enum pt_class)c))
+			more_push(r, rs->classes[c].more_info);
+	more_push(r, rs->more_info);
 }
 
 static void
@@ -348,29 +424,39 @@ flag_push(struct report *r, const struct flag_def *f, struct api_render *ar)
 	r->nflags++;
 }
 
-/* The flags the rungs of every ladder the walk visited ask for; all flags if none do. */
+static void
+push_rung_flags(struct report *r, const struct ruleset *rs, enum pt_class c,
+		const struct vars *vs, struct api_render *ar)
+{
+	const struct rung **rungs = NULL;
+	size_t n = ladder_for_backend(rs, c, vs, &rungs);
+
+	for (size_t i = 0; i < n; i++)
+		for (char **f = rungs[i]->flags; f && *f; f++) {
+			const struct flag_def *fd = ruleset_find_flag(rs, *f);
+
+			if (fd)
+				flag_push(r, fd, ar);
+		}
+	free(rungs);
+}
+
+/*
+ * The flags the rungs of every ladder the walk visited ask for, of the
+ * ladders for the session's platform only (a TPU session gets no Mosaic
+ * GPU dump); if those ask for none, the flags of every ladder of it.
+ */
 static void
 build_flags(struct report *r, const struct session *s, const struct ruleset *rs,
 	    struct api_render *ar)
 {
 	if (!rs)
 		return;
-	for (int c = 0; c < CLASS_COUNT; c++) {
-		const struct ladder *l = &rs->ladders[c];
-
-		if (!class_seen(s, (enum pt_class)c))
-			continue;
-		for (size_t i = 0; i < l->nrungs; i++)
-			for (char **f = l->rungs[i].flags; f && *f; f++) {
-				const struct flag_def *fd = ruleset_find_flag(rs, *f);
-
-				if (fd)
-					flag_push(r, fd, ar);
-			}
-	}
-	if (r->nflags == 0)
-		for (size_t i = 0; i < rs->nflags; i++)
-			flag_push(r, &rs->flags[i], ar);
+	for (int c = 0; c < CLASS_COUNT; c++)
+		if (class_seen(s, (enum pt_class)c))
+			push_rung_flags(r, rs, (enum pt_class)c, &s->vars, ar);
+	for (int c = 0; r->nflags == 0 && c < CLASS_COUNT; c++)
+		push_rung_flags(r, rs, (enum pt_class)c, &s->vars, ar);
 }
 
 void
@@ -383,10 +469,12 @@ report_build(struct report *r, const struct session *s, const struct ruleset *rs
 	r->redacted = redact;
 	ladder_render_init(&ar, rs, &s->vars);
 	build_status(r, s);
+	build_now(r, s);
+	build_logs(r, s);
 	build_diagnosis(r, s, rs);
 	build_history(r, s, rs);
 	build_next(r, s, rs, &ar);
-	build_more(r, s);
+	build_more(r, s, rs);
 	build_flags(r, s, rs, &ar);
 	/* these quote the session's jax_version */
 	r->spelling = rtake(ladder_api_sentence(&ar));
@@ -398,7 +486,8 @@ report_build(struct report *r, const struct session *s, const struct ruleset *rs
 	r->updated = rid(s->updated ? s->updated : "");
 	what = s->kernel ? r->kernel : strcmp(r->log, "-") == 0 || strcmp(r->log, "<stdin>") == 0 ?
 	       "standard input" : r->log;
-	r->title = xasprintf("%s failure in %s", class_name(s->first.cls), what);
+	/* the failure in front of the user names the report, not the first log's */
+	r->title = xasprintf("%s failure in %s", class_name(s->cls), what);
 }
 
 static void
@@ -448,12 +537,33 @@ next_free(struct report_next *next, size_t n)
 	free(next);
 }
 
+static void
+logs_free(struct report_log *logs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(logs[i].what);
+		free(logs[i].log);
+		free(logs[i].cls);
+		free(logs[i].key_line);
+	}
+	free(logs);
+}
+
 void
 report_release(struct report *r)
 {
 	if (!r)
 		return;
 	free(r->title);
+	free(r->now.label);
+	free(r->now.from);
+	free(r->now.log);
+	free(r->now.message);
+	free(r->now.key_line);
+	free(r->now.location);
+	free(r->now.fingerprint);
+	logs_free(r->logs, r->nlogs);
+	free(r->env_from);
 	free(r->status_line);
 	free(r->fingerprint);
 	free(r->fingerprint_text);
@@ -555,20 +665,83 @@ report_write_file(const struct report *r, const char *format, const char *path, 
 	return ret;
 }
 
+/* The path name in dir ("." writes bare names: the user looks for them so). */
+static char *
+in_dir(const char *dir, const char *name)
+{
+	return strcmp(dir, ".") == 0 ? xstrdup(name) : xasprintf("%s/%s", dir, name);
+}
+
+/* A path is taken when anything is there, even a dangling link. */
+static bool
+taken(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/*
+ * Is the JSON report at path one of this report's session? Sessions are
+ * told apart by when they started and by their first failure.
+ */
+static bool
+same_session(const char *path, const struct report *r)
+{
+	struct buf b = BUF_INIT;
+	struct json *j = NULL;
+	const char *created = NULL, *fp = NULL;
+	bool same = false;
+
+	if (util_read_regular(path, &b, 64u << 20, NULL) == 0 &&
+	    (j = json_parse(b.data, b.len, path, NULL)) &&
+	    json_str_value(json_get(j, "created"), &created) == 0) {
+		json_str_value(json_get(json_get(j, "fingerprint"), "id"), &fp);
+		same = r->created && strcmp(created, r->created) == 0 &&
+		       (fp && r->fingerprint ? strcmp(fp, r->fingerprint) == 0 : !fp && !r->fingerprint);
+	}
+	json_free(j);
+	buf_release(&b);
+	return same;
+}
+
+/* The names report_write_files() writes: see pt/report.h. */
+static void
+pick_names(const struct report *r, const char *dir, char **pm, char **pj)
+{
+	for (int n = 1; ; n++) {
+		char *md, *js;
+
+		if (n == 1) {
+			md = in_dir(dir, REPORT_MD_FILE);
+			js = in_dir(dir, REPORT_JSON_FILE);
+		} else {
+			char *m = xasprintf("pallas-triage-report-%d.md", n);
+			char *j = xasprintf("pallas-triage-report-%d.json", n);
+
+			md = in_dir(dir, m);
+			js = in_dir(dir, j);
+			free(m);
+			free(j);
+		}
+		if ((!taken(md) && !taken(js)) || (taken(js) && same_session(js, r)) || n > 9999) {
+			*pm = md;
+			*pj = js;
+			return;
+		}
+		free(md);
+		free(js);
+	}
+}
+
 int
 report_write_files(const struct report *r, const char *dir, char **md, char **json,
 		   struct pt_err *err)
 {
-	char *pm = xasprintf("%s/%s", dir, REPORT_MD_FILE), *pj = xasprintf("%s/%s", dir,
-									  REPORT_JSON_FILE);
+	char *pm, *pj;
 	int ret = -1;
 
-	if (strcmp(dir, ".") == 0) {
-		free(pm);
-		free(pj);
-		pm = xstrdup(REPORT_MD_FILE);
-		pj = xstrdup(REPORT_JSON_FILE);
-	}
+	pick_names(r, dir, &pm, &pj);
 	if (report_write_file(r, "md", pm, false, err) < 0 ||
 	    report_write_file(r, "json", pj, false, err) < 0)
 		goto out;

@@ -120,6 +120,31 @@ next_steps(struct json *o, const struct report *r)
 	json_add_str(o, "snippets_for_jax", r->snippets_for_jax);
 }
 
+static void
+current_failure(struct json *parent, const struct report *r)
+{
+	const struct report_failure *f = &r->now;
+	struct json *o = json_add_object(parent, "current_failure"), *a;
+
+	json_add_str(o, "class", f->label);
+	json_add_str(o, "from", f->from);
+	json_add_str(o, "log", f->log);
+	json_add_str(o, "message", f->message);
+	json_add_str(o, "key_line", f->key_line);
+	json_add_int(o, "key_lineno", (long long)f->key_lineno);
+	json_add_str(o, "location", f->location);
+	json_add_str(o, "fingerprint", f->fingerprint);
+	a = json_add_array(parent, "logs");
+	for (size_t i = 0; i < r->nlogs; i++) {
+		struct json *e = json_push_object(a);
+
+		json_add_str(e, "what", r->logs[i].what);
+		json_add_str(e, "log", r->logs[i].log);
+		json_add_str(e, "class", r->logs[i].cls);
+		json_add_str(e, "key_line", r->logs[i].key_line);
+	}
+}
+
 int
 report_write_json(const struct report *r, FILE *fp)
 {
@@ -132,11 +157,13 @@ report_write_json(const struct report *r, FILE *fp)
 	json_add_str(o, "status_line", r->status_line);
 	json_add_int(o, "attempts_used", r->attempts_used);
 	json_add_int(o, "attempt_cap", r->attempt_cap);
+	current_failure(o, r);
 	j = json_add_object(o, "fingerprint");
 	json_add_str(j, "id", r->fingerprint);
 	json_add_str(j, "text", r->fingerprint_text);
 	diagnosis(o, r);
 	kv_object(o, "environment", r->env, r->nenv);
+	json_add_str(o, "environment_from", r->env_from);
 	json_add_str(o, "interpret", r->interpret);
 	history(o, r);
 	next_steps(o, r);

@@ -104,8 +104,9 @@ md_summary(const struct report *r, FILE *fp)
 	md_text(fp, r->status_line);
 	fputs("\n\n| | |\n|---|---|\n", fp);
 	md_row(fp, "Attempts", NULL, att);
-	md_row(fp, "Failure fingerprint", r->fingerprint, "none");
+	md_row(fp, "Current failure", NULL, r->now.label ? r->now.label : "none: fixed");
 	md_row(fp, "First diagnosis", NULL, diag);
+	md_row(fp, "Fingerprint of the first failure", r->fingerprint, "none");
 	md_row(fp, "Now", NULL, r->current);
 	md_row(fp, "Interpret mode", NULL, r->interpret);
 	md_row(fp, "Session", NULL, when);
@@ -143,12 +144,47 @@ md_evidence(const struct report *r, FILE *fp)
 	}
 }
 
+/* What the report leads with: the failure in front of the user now. */
+static void
+md_now(const struct report *r, FILE *fp)
+{
+	const struct report_failure *f = &r->now;
+	const char *key[1] = { f->key_line };
+
+	fputs("\n## Current failure\n\n", fp);
+	if (!f->label) {
+		fputs("None: the failure is fixed.\n", fp);
+		return;
+	}
+	fprintf(fp, "**%s**, from %s", f->label, f->from);
+	if (f->log) {
+		fputs(" (", fp);
+		md_code(fp, f->log, false);
+		fputc(')', fp);
+	}
+	fputs(".\n", fp);
+	if (f->message) {
+		fputc('\n', fp);
+		md_text(fp, f->message);
+		fputc('\n', fp);
+	}
+	if (f->key_line) {
+		fprintf(fp, "\nKey line (line %zu):\n\n", f->key_lineno);
+		md_fence(fp, "text", key, 1);
+	}
+	if (f->location) {
+		fputs("\nLocation: ", fp);
+		md_code(fp, f->location, false);
+		fputc('\n', fp);
+	}
+}
+
 static void
 md_diagnosis(const struct report *r, FILE *fp)
 {
 	const char *fp_lines[1] = { r->fingerprint_text ? r->fingerprint_text : "" };
 
-	fputs("\n## Failure fingerprint\n\n", fp);
+	fputs("\n## Fingerprint of the first failure\n\n", fp);
 	if (r->fingerprint) {
 		md_code(fp, r->fingerprint, false);
 		fputs(" names this failure on any machine: it is computed from the key error "
@@ -182,7 +218,9 @@ md_diagnosis(const struct report *r, FILE *fp)
 static void
 md_env(const struct report *r, FILE *fp)
 {
-	fputs("\n## Environment\n\n| | |\n|---|---|\n", fp);
+	fputs("\n## Environment\n\nAs ", fp);
+	md_text(fp, r->env_from ? r->env_from : "the first log");
+	fputs(" says (with what earlier logs said and it does not):\n\n| | |\n|---|---|\n", fp);
 	for (size_t i = 0; i < r->nenv; i++)
 		md_row(fp, r->env[i].key, r->env[i].value, NULL);
 	md_row(fp, "tool", NULL, r->tool);
@@ -247,6 +285,23 @@ md_attempts(const struct report *r, FILE *fp)
 		md_text(fp, r->trajectory[i]);
 	}
 	fputc('\n', fp);
+	fputs("\n| Log | Class | Key line |\n|---|---|---|\n", fp);
+	for (size_t i = 0; i < r->nlogs; i++) {
+		const struct report_log *l = &r->logs[i];
+
+		fputs("| ", fp);
+		md_text(fp, l->what);
+		if (l->log) {
+			fputs(": ", fp);
+			md_code(fp, l->log, true);
+		}
+		fprintf(fp, " | %s | ", l->cls);
+		if (l->key_line)
+			md_code(fp, l->key_line, true);
+		else
+			fputs("(none)", fp);
+		fputs(" |\n", fp);
+	}
 }
 
 static void
@@ -311,6 +366,7 @@ int
 report_write_md(const struct report *r, FILE *fp)
 {
 	md_summary(r, fp);
+	md_now(r, fp);
 	md_diagnosis(r, fp);
 	md_env(r, fp);
 	md_attempts(r, fp);

@@ -14,10 +14,8 @@
 #include "pt/xalloc.h"
 
 int
-report_post_payload(const char *dir, struct buf *out, struct pt_err *err)
+report_post_payload(const char *pm, const char *pj, struct buf *out, struct pt_err *err)
 {
-	char *pm = xasprintf("%s/%s", dir, REPORT_MD_FILE);
-	char *pj = xasprintf("%s/%s", dir, REPORT_JSON_FILE);
 	struct buf md = BUF_INIT, js = BUF_INIT;
 	struct json *report = NULL, *root = NULL;
 	int ret = -1;
@@ -51,7 +49,5 @@ out:
 	json_free(root);
 	buf_release(&md);
 	buf_release(&js);
-	free(pm);
-	free(pj);
 	return ret;
 }

@@ -36,6 +36,27 @@ text_attempts(const struct report *r, FILE *fp)
 	for (size_t i = 0; i < r->ntraj; i++)
 		fprintf(fp, "%s %s", i ? " ->" : "", r->trajectory[i]);
 	fputc('\n', fp);
+	fputs("logs:\n", fp);
+	for (size_t i = 0; i < r->nlogs; i++)
+		fprintf(fp, "  %s%s%s: %s: %s\n", r->logs[i].what, r->logs[i].log ? " " : "",
+			orq(r->logs[i].log, ""), r->logs[i].cls, orq(r->logs[i].key_line, "(no key line)"));
+}
+
+static void
+text_now(const struct report_failure *f, FILE *fp)
+{
+	if (!f->label) {
+		fputs("\ncurrent failure: none (fixed)\n", fp);
+		return;
+	}
+	fprintf(fp, "\ncurrent failure: %s, from %s%s%s%s\n", f->label, f->from,
+		f->log ? " (" : "", orq(f->log, ""), f->log ? ")" : "");
+	if (f->message)
+		fprintf(fp, "  %s\n", f->message);
+	if (f->key_line)
+		fprintf(fp, "  line %zu: %s\n", f->key_lineno, f->key_line);
+	if (f->location)
+		fprintf(fp, "  location: %s\n", f->location);
 }
 
 static void
@@ -76,7 +97,8 @@ report_write_text(const struct report *r, FILE *fp)
 {
 	fprintf(fp, "pallas-triage report: %s\n", r->title);
 	fprintf(fp, "status: %s: %s\n", r->status, r->status_line);
-	fprintf(fp, "fingerprint: %s\n", orq(r->fingerprint, "(none)"));
+	text_now(&r->now, fp);
+	fprintf(fp, "\nfingerprint of the first failure: %s\n", orq(r->fingerprint, "(none)"));
 	if (r->fingerprint_text)
 		fprintf(fp, "  %s\n", r->fingerprint_text);
 	fprintf(fp, "\nfirst diagnosis: %s (confidence %.2f)\n", r->diagnosis, r->confidence);
@@ -92,7 +114,7 @@ report_write_text(const struct report *r, FILE *fp)
 		fprintf(fp, "  %s: %s\n", r->evidence[i].key, r->evidence[i].value);
 	for (size_t i = 0; i < r->nvalues; i++)
 		fprintf(fp, "  %s = %s\n", r->values[i].key, r->values[i].value);
-	fputs("\nenvironment:\n", fp);
+	fprintf(fp, "\nenvironment (as %s says):\n", orq(r->env_from, "the first log"));
 	for (size_t i = 0; i < r->nenv; i++)
 		fprintf(fp, "  %s: %s\n", r->env[i].key, orq(r->env[i].value, "(not in the log)"));
 	fprintf(fp, "  tool: %s\n", r->tool);

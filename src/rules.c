@@ -113,6 +113,7 @@ rule_free(struct rule *r)
 	free(r->origin);
 	strv_free(r->requires);
 	strv_free(r->excludes);
+	strv_free(r->refine);
 	free(r->req_ctx);
 	free(r->exc_ctx);
 	free(r);
@@ -132,6 +133,7 @@ rung_release(struct rung *r)
 	strv_free(r->subkinds);
 	strv_free(r->flags);
 	strv_free(r->backends);
+	free(r->hypothesis);
 	free(r->file);
 }
 
@@ -154,6 +156,7 @@ ruleset_free(struct ruleset *rs)
 		free(cd->gpu_interpret_note);
 		free(cd->explain);
 		strv_free(cd->next_steps);
+		class_method_release(cd);
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
 			rung_release(&rs->ladders[c].rungs[i]);
 		free(rs->ladders[c].rungs);
@@ -186,6 +189,7 @@ ruleset_free(struct ruleset *rs)
 	for (size_t i = 0; i < rs->nfiles; i++)
 		free(rs->files[i]);
 	free(rs->files);
+	strv_free(rs->more_info);
 	free(rs);
 }
 
@@ -216,14 +220,14 @@ pattern_parse(const struct ynode *n, enum pat_role role, const char *file, struc
 static int
 parse_match(struct rule *r, const struct ynode *mn, const char *file, struct diag *d)
 {
-	static const char *const keys[] = { "any", "all", "none", NULL };
-	static const enum pat_role roles[] = { PAT_ANY, PAT_ALL, PAT_NONE };
+	static const char *const keys[] = { "any", "all", "none", "capture", NULL };
+	static const enum pat_role roles[] = { PAT_ANY, PAT_ALL, PAT_NONE, PAT_CAPTURE };
 	size_t alloc = 0;
 	int ret = 0;
 
 	if (ynode_check_keys(mn, keys, file, "'match'", d) < 0)
 		ret = -1;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		const struct ynode *list = ynode_get(mn, keys[k]);
 
 		if (!list)
@@ -247,7 +251,7 @@ parse_match(struct rule *r, const struct ynode *mn, const char *file, struct dia
 				r->nany++;
 			else if (roles[k] == PAT_ALL)
 				r->nall++;
-			else
+			else if (roles[k] == PAT_NONE)
 				r->nnone++;
 		}
 	}
@@ -451,7 +455,8 @@ rule_parse(const struct ynode *rn, const char *file, const char *origin, struct 
 {
 	static const char *const keys[] = {
 		"id", "class", "subkind", "stage", "weight", "match", "literals", "message",
-		"explain", "links", "overrides", "examples", "tier", "requires", "excludes", NULL,
+		"explain", "links", "overrides", "examples", "tier", "requires", "excludes", "refine",
+		NULL,
 	};
 	struct rule *r = xcalloc(1, sizeof(*r));
 	const char *id = NULL, *sub = NULL, *msg = NULL, *ex = NULL;
@@ -498,6 +503,7 @@ rule_parse(const struct ynode *rn, const char *file, const char *origin, struct 
 	bad |= parse_tier(rn, &r->tier, file, d) < 0;
 	bad |= ynode_want_strv(rn, "requires", false, &r->requires, NULL, file, "a rule", d) < 0;
 	bad |= ynode_want_strv(rn, "excludes", false, &r->excludes, NULL, file, "a rule", d) < 0;
+	bad |= rule_refine_parse(r, rn, file, d) < 0;
 	if (ynode_want(rn, "examples", YNODE_MAP, true, &en, file, "a rule", d) < 0 ||
 	    examples_parse(en, &(struct example_lists){ &r->match_ex, &r->nmatch_ex, &r->nomatch_ex,
 							&r->nnomatch_ex }, file, d) < 0)
@@ -576,7 +582,8 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 {
 	static const char *const keys[] = {
 		"name", "title", "summary", "interpret", "interpret_note", "gpu_interpret_note",
-		"explain", "next_steps", NULL,
+		"explain", "next_steps", "rules_out", "moves_to", "keeps", "undecided",
+		"explanations", "more_info", "fingerprint", NULL,
 	};
 	int ret = 0;
 
@@ -630,6 +637,8 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		}
 		cd = &rs->classes[c];
 		rs->have_class[c] = true;
+		if (class_method_parse(cd, cn, file, d) < 0)
+			ret = -1;
 		cd->title = xstrdup(title);
 		cd->summary = xstrdup(summary);
 		cd->interpret = xstrdup(interp);
@@ -693,10 +702,10 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 {
 	static const char *const keys[] = {
 		"id", "family", "action", "change", "fallback", "expect", "requires", "unless",
-		"subkinds", "flags", "backends", NULL,
+		"subkinds", "flags", "backends", "hypothesis", NULL,
 	};
 	const char *id = NULL, *family = NULL, *action = NULL, *change = NULL, *fallback = NULL,
-		   *expect = NULL;
+		   *expect = NULL, *hypothesis = NULL;
 	int bad = 0;
 
 	if (n->kind != YNODE_MAP) {
@@ -718,6 +727,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	       want_names(n, "subkinds", NULL, r->subkinds, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "flags", false, &r->flags, NULL, file, "a rung", d) < 0;
 	bad |= ynode_want_strv(n, "backends", false, &r->backends, NULL, file, "a rung", d) < 0;
+	bad |= ynode_want_str(n, "hypothesis", false, &hypothesis, file, "a rung", d) < 0;
 	if (!bad && change && has_value_placeholder(change) && !fallback) {
 		const struct ynode *c = ynode_get(n, "change");
 
@@ -734,6 +744,7 @@ parse_rung(struct rung *r, const struct ynode *n, const char *file, struct diag 
 	r->change = dup_or_null(change);
 	r->fallback = dup_or_null(fallback);
 	r->expect = dup_or_null(expect);
+	r->hypothesis = dup_or_null(hypothesis);
 	return bad ? -1 : 0;
 }
 
@@ -967,7 +978,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", NULL,
+		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", "more_info", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -998,6 +1009,7 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 	if ((sec = ynode_get(root, "confidence")))
 		confidence_parse(rs, sec, name, d);
 	parse_jax_api(rs, root, name, d);
+	more_info_parse(rs, root, name, d);
 out:
 	ydoc_release(&doc);
 	return d->nerrors > before ? -1 : 0;
@@ -1073,6 +1085,7 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			diag_error(d, "rules", 0, 0, "class '%s' is not described (classes.yaml)",
 				   class_name((enum pt_class)c));
 	check_ladder_refs(rs, d);
+	method_check(rs, d);
 	contexts_link(rs, d);
 	if (rs->chips)
 		chiptab_finish(rs->chips, d);

@@ -47,13 +47,14 @@ static const struct cache_field rule_fields[] = {
 	CF_STRV(struct rule, literals), CF_NEED(struct rule, message), CF_STR(struct rule, explain),
 	CF_STRV(struct rule, links), CF_NEED(struct rule, file), CF_INT(struct rule, line),
 	CF_STR(struct rule, origin), CF_STRV(struct rule, requires), CF_STRV(struct rule, excludes),
+	CF_STRV(struct rule, refine),
 };
 static const struct cache_field rung_fields[] = {
 	CF_NEED(struct rung, id), CF_STR(struct rung, family), CF_NEED(struct rung, action),
 	CF_STR(struct rung, change), CF_STR(struct rung, fallback), CF_NEED(struct rung, expect),
 	CF_STRV(struct rung, requires), CF_STRV(struct rung, unless), CF_STRV(struct rung, subkinds),
-	CF_STRV(struct rung, flags), CF_STRV(struct rung, backends), CF_STR(struct rung, file),
-	CF_INT(struct rung, line), CF_INT(struct rung, col),
+	CF_STRV(struct rung, flags), CF_STRV(struct rung, backends), CF_STR(struct rung, hypothesis),
+	CF_STR(struct rung, file), CF_INT(struct rung, line), CF_INT(struct rung, col),
 };
 /* Contexts without their examples: `rules test` reads the files. */
 static const struct cache_field context_fields[] = {
@@ -68,11 +69,20 @@ static const struct cache_field policy_fields[] = {
 	CF_INT(struct confidence_policy, without_context_max),
 	CF_INT(struct confidence_policy, fallback_max),
 };
+_Static_assert(OUTCOME_COUNT == 2, "class_fields lists one rules_out, moves_to, keeps per outcome");
 static const struct cache_field class_fields[] = {
 	CF_STR(struct class_def, title), CF_STR(struct class_def, summary),
 	CF_STR(struct class_def, interpret), CF_STR(struct class_def, interpret_note),
 	CF_STR(struct class_def, gpu_interpret_note), CF_STR(struct class_def, explain),
 	CF_STRV(struct class_def, next_steps),
+	CF_STRV(struct class_def, rules_out[OUTCOME_REPRODUCES]),
+	CF_STRV(struct class_def, rules_out[OUTCOME_NO_REPRO]),
+	CF_STRV(struct class_def, moves_to[OUTCOME_REPRODUCES]),
+	CF_STRV(struct class_def, moves_to[OUTCOME_NO_REPRO]),
+	CF_STR(struct class_def, keeps[OUTCOME_REPRODUCES]),
+	CF_STR(struct class_def, keeps[OUTCOME_NO_REPRO]),
+	CF_STRV(struct class_def, undecided), CF_STRV(struct class_def, explanations),
+	CF_STRV(struct class_def, more_info), CF_STRV(struct class_def, fingerprint),
 };
 static const struct cache_field flag_fields[] = {
 	CF_STR(struct flag_def, id), CF_STR(struct flag_def, snippet), CF_STR(struct flag_def, why),
@@ -109,7 +119,7 @@ get_pattern(struct cache_rd *r)
 	struct pattern *p = cache_get_new(r, &pattern_rec);
 
 	p->role = (enum pat_role)cache_get_u32(r);
-	if (p->role > PAT_NONE)
+	if (p->role > PAT_CAPTURE)
 		r->bad = true;
 	return p;
 }
@@ -226,6 +236,7 @@ put_sections(struct buf *b, const struct ruleset *rs)
 	cache_put_u32(b, (uint32_t)rs->nfiles);	/* rs->files is counted, not NULL-terminated */
 	for (size_t i = 0; i < rs->nfiles; i++)
 		cache_put_str(b, rs->files[i]);
+	cache_put_strv(b, rs->more_info);
 }
 
 static void
@@ -261,6 +272,7 @@ get_sections(struct cache_rd *r, struct ruleset *rs)
 	}
 	get_contexts(r, rs);
 	CACHE_GET_TABLE(r, 4, rs->files, rs->nfiles, rs->alloc_files, cache_get_str(r));
+	rs->more_info = cache_get_strv(r);
 }
 
 /* --- the compiled patterns --- */

@@ -35,6 +35,15 @@ none_held(const struct engine_result *e, const int *idx)
 	return true;
 }
 
+const char *
+engine_asserted_why(const struct engine_result *e, const char *id)
+{
+	for (size_t i = 0; i < e->nasserted; i++)
+		if (e->asserted[i].context && strcmp(e->asserted[i].context, id) == 0)
+			return e->asserted[i].why ? e->asserted[i].why : "asserted";
+	return NULL;
+}
+
 /* In declaration order: a context names only earlier ones (contexts_link). */
 void
 score_contexts(struct engine_result *e)
@@ -48,7 +57,7 @@ score_contexts(struct engine_result *e)
 		for (size_t k = 0; k < cx->npats; k++)
 			if (e->ps[cx->pats[k]->index].hit)
 				s = combine(s, cx->weights[k]);
-		if (e->assert_context && strcmp(e->assert_context, cx->id) == 0)
+		if (engine_asserted_why(e, cx->id))
 			s = 1.0;
 		e->ctx_score[i] = s;
 		e->ctx_held[i] = (s * 100.0 + 1e-9 >= cx->threshold && all_held(e, cx->req_ctx) &&

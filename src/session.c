@@ -26,6 +26,9 @@ static const char *const interp_names[INTERP_COUNT] = {
 static const char *const status_names[SESSION_STATUS_COUNT] = {
 	"in-progress", "resolved", "blocked",
 };
+static const char *const source_names[RULING_SOURCE_COUNT] = {
+	"interpret", "interpret-log", "attempt", "run",
+};
 
 const char *
 attempt_result_name(enum attempt_result r)
@@ -79,6 +82,12 @@ session_status_name(enum session_status st)
 	return st < SESSION_STATUS_COUNT ? status_names[st] : "?";
 }
 
+const char *
+ruling_source_name(enum ruling_source src)
+{
+	return src < RULING_SOURCE_COUNT ? source_names[src] : "?";
+}
+
 struct session *
 session_new(void)
 {
@@ -121,6 +130,8 @@ attempt_release(struct attempt *a)
 	free(a->fingerprint);
 	free(a->log);
 	free(a->log_digest);
+	free(a->key_line);
+	free(a->rung_values);
 	free(a->note);
 	free(a->time);
 }
@@ -137,6 +148,37 @@ session_pending_clear(struct session *s)
 }
 
 void
+session_pending_start(struct session *s, const char *rung)
+{
+	if (s->pending.rung && strcmp(s->pending.rung, rung) == 0)
+		return;
+	session_pending_clear(s);
+	s->pending.rung = xstrdup(rung);
+}
+
+void
+session_pending_set_result(struct session *s, enum attempt_result r)
+{
+	s->pending.result = (int)r;
+}
+
+void
+session_pending_set_change(struct session *s, const char *change)
+{
+	free(s->pending.change);
+	s->pending.change = dup_or_null(change);
+}
+
+void
+session_pending_set_log(struct session *s, const char *path, const char *digest)
+{
+	free(s->pending.log);
+	free(s->pending.log_digest);
+	s->pending.log = dup_or_null(path);
+	s->pending.log_digest = dup_or_null(digest);
+}
+
+void
 session_free(struct session *s)
 {
 	if (!s)
@@ -150,6 +192,14 @@ session_free(struct session *s)
 	free(s->kernel);
 	free(s->pre_debug);
 	snapshot_release(&s->first);
+	if (s->latest)
+		snapshot_release(s->latest);
+	free(s->latest);
+	for (size_t i = 0; i < s->nasserted; i++) {
+		free(s->asserted[i].context);
+		free(s->asserted[i].why);
+	}
+	free(s->asserted);
 	free(s->subkind);
 	free(s->fingerprint);
 	vars_release(&s->vars);
@@ -273,8 +323,50 @@ snapshot(struct verdict_snapshot *d, const struct verdict *v)
 	vars_copy(&d->vars, &v->vars, true);
 }
 
+static void
+assert_push(struct session *s, const char *context, const char *why)
+{
+	for (size_t i = 0; i < s->nasserted; i++)
+		if (strcmp(s->asserted[i].context, context) == 0)
+			return;
+	s->asserted = xrealloc(s->asserted, (s->nasserted + 1) * sizeof(*s->asserted));
+	s->asserted[s->nasserted].context = xstrdup(context);
+	s->asserted[s->nasserted].why = xstrdup(why);
+	s->nasserted++;
+}
+
+/*
+ * What the first log says about the program holds for the next run of it:
+ * that a Pallas kernel is in it (the rules' kernel context) and which
+ * backend it runs on (a context that sets values). The log of a later run
+ * may show neither (a bare assert_allclose mismatch), and is still a log of
+ * the same kernel. An interpret-mode log says nothing about the next run.
+ */
+static void
+keep_assertions(struct session *s, const struct ruleset *rs, const struct verdict *v)
+{
+	const char *kernel = rs ? rs->policy.kernel_context : NULL;
+
+	for (size_t i = 0; i < v->ncontexts; i++) {
+		const struct verdict_context *vc = &v->contexts[i];
+		char *why;
+
+		if (!vc->held || !((kernel && strcmp(vc->def->id, kernel) == 0) || vc->def->sets))
+			continue;
+		if (vc->asserted)
+			why = xstrdup(vc->asserted);
+		else if (vc->nev)
+			why = xasprintf("the session's first log, line %zu", vc->ev[0].line);
+		else
+			why = xstrdup("the session's first log");
+		assert_push(s, vc->def->id, why);
+		free(why);
+	}
+}
+
 void
-session_begin(struct session *s, const struct verdict *v, const char *log, const char *now)
+session_begin(struct session *s, const struct ruleset *rs, const struct verdict *v,
+	      const char *log, const char *now)
 {
 	s->tool = xstrdup("pallas-triage " PT_VERSION);
 	s->created = xstrdup(now);
@@ -286,8 +378,44 @@ session_begin(struct session *s, const struct verdict *v, const char *log, const
 	s->fingerprint = dup_or_null(v->fingerprint);
 	vars_copy(&s->vars, &v->vars, true);
 	traj_push(s, v->cls, v->subkind, "first diagnosis");
+	keep_assertions(s, rs, v);
 	if (verdict_is_interpret_output(v))
-		session_interpret_from_log(s, NULL);
+		session_interpret_from_log(s, rs, NULL);
+}
+
+void
+session_known_init(struct session_known *sk, const struct session *s, const struct ruleset *rs,
+		   const char *kernel_why)
+{
+	const char *kernel = rs ? rs->policy.kernel_context : NULL;
+	size_t n = 0;
+	bool have_kernel = false;
+
+	memset(sk, 0, sizeof(*sk));
+	sk->a = xcalloc((s ? s->nasserted : 0) + 2, sizeof(*sk->a));
+	for (size_t i = 0; s && i < s->nasserted; i++) {
+		sk->a[n].context = s->asserted[i].context;
+		sk->a[n++].why = s->asserted[i].why;
+		have_kernel |= kernel && strcmp(s->asserted[i].context, kernel) == 0;
+	}
+	/* a session of schema 1 kept no assertions, only its --kernel FILE */
+	if (!kernel_why && s && s->kernel)
+		kernel_why = sk->why = xasprintf("--kernel %s", s->kernel);
+	if (kernel_why && kernel && !have_kernel) {
+		sk->a[n].context = kernel;
+		sk->a[n++].why = kernel_why;
+	}
+	sk->k.asserted = sk->a;
+	sk->k.nasserted = n;
+	sk->k.facts = s ? &s->vars : NULL;
+}
+
+void
+session_known_release(struct session_known *sk)
+{
+	free(sk->a);
+	free(sk->why);
+	memset(sk, 0, sizeof(*sk));
 }
 
 bool
@@ -302,7 +430,7 @@ session_ruled_out_has(const struct session *s, enum pt_class c, const char *subk
 
 bool
 session_rule_out(struct session *s, enum pt_class c, const char *subkind, const char *reason,
-		 struct session_news *nw)
+		 enum ruling_source src, struct session_news *nw)
 {
 	char *lab;
 
@@ -312,6 +440,7 @@ session_rule_out(struct session *s, enum pt_class c, const char *subkind, const 
 	s->ruled[s->nruled].cls = c;
 	s->ruled[s->nruled].subkind = dup_or_null(subkind);
 	s->ruled[s->nruled].reason = xstrdup(reason);
+	s->ruled[s->nruled].source = src;
 	s->nruled++;
 	lab = class_label(c, subkind);
 	session_news_add(nw, "ruled out %s: %s", lab, reason);
@@ -326,12 +455,12 @@ session_move_to(struct session *s, enum pt_class c, const char *subkind, const c
 	char *from = class_label(s->cls, s->subkind), *to = class_label(c, subkind);
 
 	if (strcmp(from, to) != 0) {
+		if (nw && c != s->cls)
+			nw->flags |= NEWS_CLASS;
 		s->cls = c;
 		free(s->subkind);
 		s->subkind = dup_or_null(subkind);
 		traj_push(s, c, subkind, why);
-		if (nw)
-			nw->flags |= NEWS_CLASS;
 		session_news_add(nw, "%s: %s -> %s (%s)", verb, from, to, why);
 	}
 	free(from);
@@ -357,16 +486,41 @@ family_key(const struct rung *r)
 	return r->family ? r->family : r->id;
 }
 
+/*
+ * A rung is done once tried, unless a later log gave it other numbers: a
+ * limit raised to what the first log asked for and failing again at a
+ * higher use is worth raising once more (its premise, a limit below the
+ * chip's VMEM, still holds, or the rung would not apply). A rung answered
+ * "not applicable" stays done.
+ */
 static bool
-rung_used(const struct session *s, const char *id)
+rung_used(const struct session *s, const struct rung *r)
 {
-	for (size_t i = 0; i < s->nattempts; i++)
-		if (strcmp(s->attempts[i].rung, id) == 0)
-			return true;
+	char *values = NULL;
+	bool computed = false, used = false;
+
 	for (size_t i = 0; i < s->nskipped; i++)
-		if (strcmp(s->skipped[i].rung, id) == 0)
+		if (strcmp(s->skipped[i].rung, r->id) == 0)
 			return true;
-	return false;
+	for (size_t i = 0; i < s->nattempts && !used; i++) {
+		const struct attempt *a = &s->attempts[i];
+
+		if (strcmp(a->rung, r->id) != 0)
+			continue;
+		if (!computed) {
+			values = ladder_change_values(r, &s->vars);
+			computed = true;
+		}
+		used = !values || !a->rung_values || strcmp(values, a->rung_values) == 0;
+	}
+	free(values);
+	return used;
+}
+
+bool
+session_off_ladder(const struct session *s)
+{
+	return s->status == SESSION_IN_PROGRESS && s->cls == CLASS_UNKNOWN;
 }
 
 size_t
@@ -376,7 +530,7 @@ session_plan(const struct session *s, const struct ruleset *rs, const struct run
 	size_t n = ladder_select(rs, s->cls, s->subkind, &s->vars, &sel), k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (!rung_used(s, sel[i]->id) && !family_exhausted(s, s->cls, family_key(sel[i])))
+		if (!rung_used(s, sel[i]) && !family_exhausted(s, s->cls, family_key(sel[i])))
 			sel[k++] = sel[i];
 	if (sel)
 		sel[k] = NULL;
@@ -394,12 +548,24 @@ session_next_rung(const struct session *s, const struct ruleset *rs)
 	return r;
 }
 
+const char *
+session_default_rung(const struct session *s, const struct ruleset *rs)
+{
+	const struct rung *r = session_next_rung(s, rs);
+
+	if (r)
+		return r->id;
+	return session_off_ladder(s) ? SESSION_RUNG_CUSTOM : NULL;
+}
+
 void
 session_check_exhausted(struct session *s, const struct ruleset *rs, struct session_news *nw)
 {
 	char *lab;
 
-	if (s->status != SESSION_IN_PROGRESS || session_next_rung(s, rs))
+	/* off every ladder the walk waits for a log it can name, and does not stop */
+	if (s->status != SESSION_IN_PROGRESS || s->cls == CLASS_UNKNOWN ||
+	    session_next_rung(s, rs))
 		return;
 	s->status = SESSION_BLOCKED;
 	if (nw)
@@ -410,23 +576,10 @@ session_check_exhausted(struct session *s, const struct ruleset *rs, struct sess
 	free(lab);
 }
 
-/*
- * Rungs that test a hypothesis as well as fix something: the same error
- * after such a rung rules the hypothesis out and moves the diagnosis to the
- * other branch (the method: "the failure survives at HIGHEST precision, so
- * it is a logic bug"). Other rungs prove nothing when they fail: the fix may
- * have been applied wrongly.
- */
-static const struct {
-	enum pt_class cls;
-	const char *family, *subkind, *to;
-} hypothesis_rungs[] = {
-	{ CLASS_NUMERICS, "precision", "precision", "logic" },
-};
-
 static int
 check_record(const struct session *s, const struct ruleset *rs, const struct attempt_in *in,
-	     const struct rung **r, enum pt_class *rcls, struct pt_err *err)
+	     const struct verdict *nv, const struct rung **r, enum pt_class *rcls,
+	     struct pt_err *err)
 {
 	*r = NULL;
 	*rcls = s->cls;
@@ -436,6 +589,14 @@ check_record(const struct session *s, const struct ruleset *rs, const struct att
 				  "over with 'pallas-triage session reset'",
 				  session_status_name(s->status), s->nattempts,
 				  s->nattempts == 1 ? "" : "s");
+	if (in->result == RESULT_FIXED && nv && nv->cls != CLASS_UNKNOWN) {
+		char *lab = class_label(nv->cls, nv->subkind);
+
+		pt_err_set(err, PT_EXIT_USAGE, "the log shows %s (line %zu), so the failure is not "
+			   "fixed: record it with --result same or new", lab, nv->key_lineno);
+		free(lab);
+		return -1;
+	}
 	if (!in->rung || strcmp(in->rung, SESSION_RUNG_CUSTOM) == 0) {
 		if (in->result == RESULT_NA)
 			return pt_err_set(err, PT_EXIT_USAGE, "only a rung of the ladder can be "
@@ -451,21 +612,40 @@ check_record(const struct session *s, const struct ruleset *rs, const struct att
 	return 0;
 }
 
-/* Environment facts describe the machine, not one failure, so the first
- * log's survive a class change (docs/rules.md, "Facts"). */
 static void
-set_current_from_verdict(struct session *s, const struct ruleset *rs, const struct verdict *nv)
+latest_from(struct session *s, const struct verdict *nv)
 {
-	const struct vars *first = &s->first.vars;
+	if (s->latest)
+		snapshot_release(s->latest);
+	else
+		s->latest = xcalloc(1, sizeof(*s->latest));
+	memset(s->latest, 0, sizeof(*s->latest));
+	snapshot(s->latest, nv);
+}
 
-	vars_release(&s->vars);
-	vars_copy(&s->vars, &nv->vars, true);
-	for (size_t i = 0; i < first->n; i++)
-		if (ruleset_is_env_field(rs, first->v[i].name))
-			vars_set(&s->vars, first->v[i].name, first->v[i].value, false);
-	free(s->fingerprint);
-	s->fingerprint = dup_or_null(nv->fingerprint);
+/*
+ * The latest log's values replace the session's: its numbers are what the
+ * next rung is filled with, and what it says of the machine (a JAX version,
+ * a chip) is the news. It was read with the session's facts assumed where
+ * it states none (session_known_init()), so nothing of the earlier logs is
+ * lost that this one does not replace. A log that shows no failure brings
+ * no numbers; its facts still count.
+ */
+static void
+take_values(struct session *s, const struct ruleset *rs, const struct verdict *nv)
+{
+	if (nv->cls == CLASS_UNKNOWN) {
+		for (size_t i = 0; i < nv->vars.n; i++)
+			if (ruleset_is_env_field(rs, nv->vars.v[i].name))
+				vars_set(&s->vars, nv->vars.v[i].name, nv->vars.v[i].value, true);
+	} else {
+		vars_release(&s->vars);
+		vars_copy(&s->vars, &nv->vars, true);
+		free(s->fingerprint);
+		s->fingerprint = dup_or_null(nv->fingerprint);
+	}
 	session_interp_sync_vars(s);
+	latest_from(s, nv);
 }
 
 static void
@@ -484,53 +664,72 @@ exhaust_family(struct session *s, const struct ruleset *rs, enum pt_class c, con
 	s->exhausted = xrealloc(s->exhausted, (s->nexhausted + 1) * sizeof(*s->exhausted));
 	s->exhausted[s->nexhausted++] = xasprintf("%s/%s", class_name(c), key);
 	if (session_plan(s, rs, &plan) > 0)
-		session_news_add(nw, "same error %d attempts in a row: leaving family '%s' for '%s'",
-			 n, key, family_key(plan[0]));
+		session_news_add(nw, "same error %d attempts in a row on family '%s': leaving it "
+				 "for '%s'", n, key, family_key(plan[0]));
 	else
-		session_news_add(nw, "same error %d attempts in a row: leaving family '%s'", n, key);
+		session_news_add(nw, "same error %d attempts in a row on family '%s': leaving it",
+				 n, key);
 	free(plan);
+}
+
+/* The "same" results in a row that end with attempt a, on rungs of a's family. */
+static int
+family_streak(const struct session *s, const struct attempt *a)
+{
+	const char *key = a->family ? a->family : a->rung;
+	int n = 0;
+
+	for (size_t i = s->nattempts; i-- > 0;) {
+		const struct attempt *b = &s->attempts[i];
+
+		if (b->result != RESULT_SAME || b->cls_before != a->cls_before ||
+		    strcmp(b->family ? b->family : b->rung, key) != 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A rung that tests a hypothesis (its `hypothesis`, one of the class's
+ * explanations) rules it out when the error survives it, and an undecided
+ * diagnosis, or one standing on that hypothesis, moves on to the class's
+ * next explanation (the method: "the failure survives at HIGHEST
+ * precision, so it is a logic bug"). Other rungs prove nothing when they
+ * fail: the fix may have been applied wrongly.
+ */
+static void
+test_hypothesis(struct session *s, const struct ruleset *rs, const struct attempt *a,
+		const struct rung *r, enum pt_class rcls, struct session_news *nw)
+{
+	const struct class_def *cd = rs->have_class[rcls] ? &rs->classes[rcls] : NULL;
+	char *reason, why[32];
+
+	reason = xasprintf("the failure survives attempt %d: %s", a->n, r->action ? r->action : r->id);
+	session_rule_out(s, rcls, r->hypothesis, reason, RULING_ATTEMPT, nw);
+	free(reason);
+	if (s->cls != rcls || !(class_undecided(cd, s->subkind) ||
+	    (s->subkind && strcmp(s->subkind, r->hypothesis) == 0)))
+		return;
+	snprintf(why, sizeof(why), "attempt %d", a->n);
+	session_settle(s, rs, "re-ranked", why, nw);
 }
 
 static void
 record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 	    const struct rung *r, enum pt_class rcls, struct session_news *nw)
 {
-	const struct rung **plan = NULL;
-	const char *key = NULL;
-
 	a->fingerprint = dup_or_null(s->fingerprint);
-	for (size_t i = 0; r && r->family && i < ARRAY_SIZE(hypothesis_rungs); i++) {
-		char *reason, why[32];
-
-		if (rcls != hypothesis_rungs[i].cls || strcmp(r->family, hypothesis_rungs[i].family) != 0)
-			continue;
-		reason = xasprintf("the failure survives attempt %d: %s", a->n,
-				   r->action ? r->action : r->id);
-		session_rule_out(s, rcls, hypothesis_rungs[i].subkind, reason, nw);
-		free(reason);
-		snprintf(why, sizeof(why), "attempt %d", a->n);
-		if (s->cls != rcls || !(session_numerics_undecided(s) || (s->subkind &&
-		    strcmp(s->subkind, hypothesis_rungs[i].subkind) == 0)))
-			continue;
-		/* the other branch may be ruled out already (interpret mode said
-		 * "no"): then no explanation is left, and that is the finding */
-		if (session_ruled_out_has(s, rcls, hypothesis_rungs[i].to))
-			session_escalate_ruled_out(s, nw);
-		else
-			session_move_to(s, s->cls, hypothesis_rungs[i].to, "re-ranked", why, nw);
-	}
+	if (r && r->hypothesis)
+		test_hypothesis(s, rs, a, r, rcls, nw);
 	a->cls_after = s->cls;
 	a->subkind_after = dup_or_null(s->subkind);
+	s->same_streak = family_streak(s, a);
 	/* at the cap, or stopped, the walk ends anyway: moving on would only add noise */
-	if (++s->same_streak < SESSION_SAME_LIMIT || s->nattempts >= SESSION_ATTEMPT_CAP ||
+	if (s->same_streak < SESSION_SAME_LIMIT || s->nattempts >= SESSION_ATTEMPT_CAP ||
 	    s->status != SESSION_IN_PROGRESS)
 		return;
-	if (r && rcls == s->cls)
-		key = family_key(r);
-	else if (session_plan(s, rs, &plan) > 0)
-		key = family_key(plan[0]);
-	exhaust_family(s, rs, r ? rcls : s->cls, key, s->same_streak, nw);
-	free(plan);
+	exhaust_family(s, rs, r ? rcls : s->cls, r ? family_key(r) : NULL, s->same_streak, nw);
 }
 
 int
@@ -553,6 +752,12 @@ session_class_changed(const struct session *s)
 	return false;
 }
 
+static bool
+from_interpret(const struct ruled_out *r)
+{
+	return r->source == RULING_INTERPRET || r->source == RULING_INTERPRET_LOG;
+}
+
 /*
  * The failure changed class. What interpret mode did was a fact about the
  * old failure: its rulings go and the question is asked again. A ruling the
@@ -565,19 +770,21 @@ new_failure(struct session *s, struct attempt *a, enum pt_class before)
 	struct buf note = BUF_INIT;
 	size_t k = 0;
 
+	if (a->note)
+		buf_adds(&note, a->note);
 	for (size_t i = 0; i < s->nruled; i++) {
 		struct ruled_out *r = &s->ruled[i];
 		bool shown = r->cls == s->cls &&
 			     (!r->subkind || (s->subkind && strcmp(r->subkind, s->subkind) == 0));
 
-		if (shown && !session_ruling_from_interpret(r)) {
+		if (shown && !from_interpret(r)) {
 			char *lab = class_label(r->cls, r->subkind);
 
 			buf_addf(&note, "%s%s had been ruled out (%s), but the new log shows it",
 				 note.len ? "; " : "", lab, r->reason);
 			free(lab);
 		}
-		if (shown || session_ruling_from_interpret(r)) {
+		if (shown || from_interpret(r)) {
 			free(r->subkind);
 			free(r->reason);
 			continue;
@@ -590,52 +797,78 @@ new_failure(struct session *s, struct attempt *a, enum pt_class before)
 			 "this one", note.len ? "; " : "", interp_answer_name(s->interp),
 			 class_name(before));
 		s->interp = INTERP_UNASKED;
+		session_interp_sync_vars(s);
 	}
+	free(a->note);
 	a->note = note.len ? buf_detach(&note, NULL) : NULL;
 	buf_release(&note);
+}
+
+/* A new log that shows no failure the rules know: the walk leaves its ladder and waits. */
+static void
+record_unnamed(struct session *s, struct attempt *a, const struct verdict *nv,
+	       struct session_news *nw)
+{
+	enum pt_class before = s->cls;
+	char why[32];
+
+	a->cls_after = CLASS_UNKNOWN;
+	a->fingerprint = dup_or_null(nv->fingerprint);
+	free(s->fingerprint);
+	s->fingerprint = dup_or_null(nv->fingerprint);
+	a->note = xasprintf("the new log shows no failure the rules know (%s); the walk leaves "
+			    "the %s ladder and waits for a log it can name", nv->reason ?
+			    nv->reason : "no rule fired", class_name(before));
+	snprintf(why, sizeof(why), "attempt %d", a->n);
+	session_move_to(s, CLASS_UNKNOWN, NULL, "the failure changed", why, nw);
+	if (before != CLASS_UNKNOWN)
+		new_failure(s, a, before);
+}
+
+static void
+record_named(struct session *s, const struct ruleset *rs, struct attempt *a,
+	     const struct verdict *nv, struct session_news *nw)
+{
+	enum pt_class before = s->cls;
+	/* the same class read as a subkind an answer or a run ruled out:
+	 * the log's subkind is an inference, the ruling an observation */
+	bool keep = nv->cls == before && nv->subkind &&
+		    session_ruled_out_has(s, nv->cls, nv->subkind);
+	char why[32];
+
+	a->cls_after = nv->cls;
+	a->subkind_after = dup_or_null(nv->subkind);
+	a->fingerprint = dup_or_null(nv->fingerprint);
+	snprintf(why, sizeof(why), "attempt %d", a->n);
+	if (keep) {
+		char *lab = class_label(s->cls, s->subkind);
+
+		a->note = xasprintf("the new log reads as %s/%s, which is ruled out; the walk "
+				    "stays on %s", class_name(nv->cls), nv->subkind, lab);
+		free(lab);
+	} else {
+		session_move_to(s, nv->cls, nv->subkind, nv->cls != before ? "class changed" :
+				"subkind changed", why, nw);
+	}
+	if (nv->cls != before)
+		new_failure(s, a, before);
+	if (verdict_is_interpret_output(nv))
+		session_interpret_from_log(s, rs, nw);
 }
 
 static void
 record_new(struct session *s, const struct ruleset *rs, struct attempt *a,
 	   const struct verdict *nv, struct session_news *nw)
 {
-	char why[32];
-
 	s->same_streak = 0;
 	if (!nv) {
 		a->cls_after = s->cls;
 		a->subkind_after = dup_or_null(s->subkind);
 		a->note = xstrdup("no new log was given, so the class is taken as unchanged");
 	} else if (nv->cls == CLASS_UNKNOWN) {
-		a->cls_after = CLASS_UNKNOWN;
-		a->fingerprint = dup_or_null(nv->fingerprint);
-		a->note = xasprintf("the new log shows no recognised Pallas failure; the walk stays "
-				    "on the %s ladder", class_name(s->cls));
+		record_unnamed(s, a, nv, nw);
 	} else {
-		enum pt_class before = s->cls;
-		/* the same class read as a subkind an answer or a run ruled out:
-		 * the log's subkind is an inference, the ruling an observation */
-		bool keep = nv->cls == before && nv->subkind &&
-			    session_ruled_out_has(s, nv->cls, nv->subkind);
-
-		a->cls_after = nv->cls;
-		a->subkind_after = dup_or_null(nv->subkind);
-		a->fingerprint = dup_or_null(nv->fingerprint);
-		set_current_from_verdict(s, rs, nv);
-		snprintf(why, sizeof(why), "attempt %d", a->n);
-		if (keep) {
-			char *lab = class_label(s->cls, s->subkind);
-
-			a->note = xasprintf("the new log reads as %s/%s, which is ruled out; the walk "
-					    "stays on %s", class_name(nv->cls), nv->subkind, lab);
-			free(lab);
-		} else {
-			session_move_to(s, nv->cls, nv->subkind, "class changed", why, nw);
-		}
-		if (nv->cls != before)
-			new_failure(s, a, before);
-		if (verdict_is_interpret_output(nv))
-			session_interpret_from_log(s, nw);
+		record_named(s, rs, a, nv, nw);
 	}
 	if (a->note)
 		session_news_add(nw, "%s", a->note);
@@ -670,7 +903,7 @@ record_skip(struct session *s, const struct attempt_in *in, const char *now,
 
 static struct attempt *
 attempt_push(struct session *s, const struct ruleset *rs, const struct attempt_in *in,
-	     const struct rung *r, const char *now)
+	     const struct rung *r, const struct verdict *nv, const char *now)
 {
 	struct attempt *a;
 
@@ -684,12 +917,64 @@ attempt_push(struct session *s, const struct ruleset *rs, const struct attempt_i
 		a->change = xstrdup(in->change);
 	else
 		a->change = r ? ladder_change_text(rs, r, &s->vars, NULL) : xstrdup("");
+	a->rung_values = r ? ladder_change_values(r, &s->vars) : NULL;
 	a->result = in->result;
 	a->cls_before = s->cls;
 	a->log = dup_or_null(in->log);
 	a->log_digest = dup_or_null(in->log_digest);
+	a->key_line = nv ? dup_or_null(nv->key_line) : NULL;
 	a->time = xstrdup(now);
 	return a;
+}
+
+/*
+ * What the log says wins over what the user said it was, where it can
+ * tell: the fingerprint the session stands on is the same error, any
+ * other failure a different one. A log with no failure the rules know
+ * cannot tell. Returns the note that says so (a new string), or NULL.
+ */
+static char *
+reconcile(struct session *s, struct attempt *a, const struct verdict *nv,
+	  struct session_news *nw)
+{
+	int says = nv ? session_result_of(s, nv) : -1;
+	char *note, *lab;
+
+	if (says < 0 || a->result == RESULT_FIXED || (int)a->result == says)
+		return NULL;
+	if (says == RESULT_SAME) {
+		a->result = RESULT_SAME;
+		note = xstrdup("the new log has the same fingerprint as before, so it counts as "
+			       "the same error");
+		if (nw)
+			nw->flags |= NEWS_SAME_FP;
+	} else {
+		a->result = RESULT_NEW;
+		lab = class_label(nv->cls, nv->subkind);
+		note = xasprintf("the log shows another failure (%s), so it counts as a "
+				 "different error", lab);
+		free(lab);
+	}
+	session_news_add(nw, "%s", note);
+	return note;
+}
+
+/* The attempt's note: what reconcile() said first, then what the record added. */
+static void
+note_join(struct attempt *a, char *first)
+{
+	char *both;
+
+	if (!first)
+		return;
+	if (!a->note) {
+		a->note = first;
+		return;
+	}
+	both = xasprintf("%s; %s", first, a->note);
+	free(first);
+	free(a->note);
+	a->note = both;
 }
 
 int
@@ -700,28 +985,25 @@ session_record(struct session *s, const struct ruleset *rs, const struct attempt
 	const struct rung *r;
 	enum pt_class rcls;
 	struct attempt *a;
+	char *said;
 
-	if (check_record(s, rs, in, &r, &rcls, err) < 0)
+	if (check_record(s, rs, in, nv, &r, &rcls, err) < 0)
 		return -1;
 	if (in->result == RESULT_NA) {
 		record_skip(s, in, now, nw);
 	} else {
-		a = attempt_push(s, rs, in, r, now);
-		if (a->result == RESULT_NEW && nv && nv->fingerprint && s->fingerprint &&
-		    strcmp(nv->fingerprint, s->fingerprint) == 0) {
-			a->result = RESULT_SAME;
-			a->note = xstrdup("the new log has the same fingerprint as before, so it "
-					  "counts as the same error");
-			if (nw)
-				nw->flags |= NEWS_SAME_FP;
-			session_news_add(nw, "%s", a->note);
-		}
+		a = attempt_push(s, rs, in, r, nv, now);
+		said = reconcile(s, a, nv, nw);
+		/* whatever the result, the log's numbers are the latest */
+		if (nv)
+			take_values(s, rs, nv);
 		if (a->result == RESULT_FIXED)
 			record_fixed(s, a, nw);
 		else if (a->result == RESULT_SAME)
 			record_same(s, rs, a, r, rcls, nw);
 		else
 			record_new(s, rs, a, nv, nw);
+		note_join(a, said);
 		if (s->status == SESSION_IN_PROGRESS && s->nattempts >= SESSION_ATTEMPT_CAP) {
 			s->status = SESSION_BLOCKED;
 			if (nw)

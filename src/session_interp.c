@@ -4,7 +4,9 @@
  * session model: when the question is worth asking, what each answer rules
  * out, where a ruled-out diagnosis moves, a log that is interpret-mode
  * output answering the question by itself, and the walk stopping with a
- * finding when every explanation of a class is ruled out. The walk never
+ * finding when every explanation of a class is ruled out. What an answer
+ * means is the rules' (classes.yaml: rules_out, moves_to, keeps,
+ * undecided, explanations); this file only applies it. The walk never
  * stands on a diagnosis it has ruled out. See pt/session.h.
  */
 #include <stdlib.h>
@@ -18,60 +20,25 @@
 /* The value a rung's `unless` names to hide a test the answer already gave. */
 #define INTERP_VAR "interpret_answered"
 
-/*
- * What each answer rules out, and where a ruled-out diagnosis moves to.
- * Candidates are tried by the first verdict's score, skipping those ruled
- * out; the last one is the default. `from_log` is the reason when the log
- * itself came from interpret mode.
- */
-struct partition {
-	enum interp_answer when;
-	const char *reason, *from_log;
-	struct { enum pt_class cls; const char *subkind; } out[3], to[3];
-	size_t nout, nto;
-};
+/* The prefix of a ruling read from an interpret-mode log rather than answered. */
+#define FROM_LOG "the log is interpret-mode output and shows the failure: "
 
-static const struct partition partitions[] = {
-	{ INTERP_REPRODUCES,
-	  "reproduces under interpret mode, so not layout, capacity or precision: "
-	  "interpret mode models none of them",
-	  "the log is interpret-mode output and shows the failure, so not layout, capacity or "
-	  "precision: interpret mode models none of them",
-	  { { CLASS_LAYOUT, NULL }, { CLASS_CAPACITY, NULL }, { CLASS_NUMERICS, "precision" } },
-	  { { CLASS_SYNCHRONIZATION, NULL }, { CLASS_NUMERICS, "logic" } }, 3, 2 },
-	{ INTERP_NO_REPRO,
-	  "does not reproduce under interpret mode, so not a logic or indexing bug: "
-	  "those fail on CPU too",
-	  NULL,
-	  { { CLASS_NUMERICS, "logic" } },
-	  { { CLASS_LAYOUT, NULL }, { CLASS_CAPACITY, NULL }, { CLASS_NUMERICS, "precision" } }, 1, 3 },
-};
-
-/*
- * The explanations of a class that evidence can rule out one by one. When
- * all of a class's are ruled out, nothing on its ladder is left to believe.
- */
-static const struct {
-	enum pt_class cls;
-	const char *subkinds[3];
-} explanations[] = {
-	{ CLASS_NUMERICS, { "precision", "logic", NULL } },
-};
-
-bool
-session_numerics_undecided(const struct session *s)
+static const struct class_def *
+class_of(const struct ruleset *rs, enum pt_class c)
 {
-	return s->cls == CLASS_NUMERICS && (!s->subkind || strcmp(s->subkind, "mismatch") == 0);
+	return rs && c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
 }
 
-bool
-session_ruling_from_interpret(const struct ruled_out *r)
+static bool
+outcome_of(enum interp_answer a, enum interp_outcome *o)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(partitions); i++)
-		if (strcmp(r->reason, partitions[i].reason) == 0 ||
-		    (partitions[i].from_log && strcmp(r->reason, partitions[i].from_log) == 0))
-			return true;
-	return false;
+	if (a == INTERP_REPRODUCES)
+		*o = OUTCOME_REPRODUCES;
+	else if (a == INTERP_NO_REPRO)
+		*o = OUTCOME_NO_REPRO;
+	else
+		return false;
+	return true;
 }
 
 void
@@ -91,17 +58,16 @@ session_interpret_applies(const struct session *s, const struct ruleset *rs)
 
 	if (s->interp != INTERP_UNASKED || s->status != SESSION_IN_PROGRESS || s->cls >= CLASS_COUNT)
 		return false;
-	cd = rs->have_class[s->cls] ? &rs->classes[s->cls] : NULL;
+	cd = class_of(rs, s->cls);
 	/* layout, capacity, a lowering gap: the answer is known before the run
 	 * ("no"), so the question would only cost the user a run */
 	return !cd || !cd->interpret || strcmp(cd->interpret, "not-modelled") != 0;
 }
 
 static bool
-current_ruled_out(const struct session *s)
+current_ruled_out(const struct session *s, const struct ruleset *rs)
 {
-	if (s->cls == CLASS_UNKNOWN || session_ruled_out_has(s, s->cls, NULL) ||
-	    session_numerics_undecided(s))
+	if (session_ruled_out_has(s, s->cls, NULL) || class_undecided(class_of(rs, s->cls), s->subkind))
 		return true;
 	return s->subkind && session_ruled_out_has(s, s->cls, s->subkind);
 }
@@ -136,76 +102,130 @@ session_escalate_ruled_out(struct session *s, struct session_news *nw)
 			 "report, which leads with this finding");
 }
 
-/* Are all of class c's explanations ruled out? False for a class without any. */
-static bool
-all_explanations_out(const struct session *s, enum pt_class c)
+void
+session_settle(struct session *s, const struct ruleset *rs, const char *verb, const char *why,
+	       struct session_news *nw)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(explanations); i++) {
-		if (explanations[i].cls != c)
-			continue;
-		for (const char *const *k = explanations[i].subkinds; *k; k++)
-			if (!session_ruled_out_has(s, c, *k))
-				return false;
-		return true;
-	}
-	return session_ruled_out_has(s, c, NULL);
+	const struct class_def *cd = class_of(rs, s->cls);
+
+	for (char **k = cd ? cd->explanations : NULL; k && *k; k++)
+		if (!session_ruled_out_has(s, s->cls, *k)) {
+			session_move_to(s, s->cls, *k, verb, why, nw);
+			return;
+		}
+	session_escalate_ruled_out(s, nw);
 }
 
-static void
-rerank(struct session *s, const struct partition *p, const char *why, struct session_news *nw)
+/* Are all of class c's explanations ruled out? For a class without any: the whole class. */
+static bool
+all_explanations_out(const struct session *s, const struct ruleset *rs, enum pt_class c)
 {
-	size_t best = p->nto, last = p->nto - 1;
-	double best_score = 0.0;
+	const struct class_def *cd = class_of(rs, c);
 
-	/* a class the log gave no score is no candidate, except the default */
-	for (size_t i = 0; i < p->nto; i++)
-		if (s->first.scores[p->to[i].cls] > best_score &&
-		    !session_ruled_out_has(s, p->to[i].cls, p->to[i].subkind)) {
-			best_score = s->first.scores[p->to[i].cls];
-			best = i;
+	if (!cd || !cd->explanations)
+		return session_ruled_out_has(s, c, NULL);
+	for (char **k = cd->explanations; *k; k++)
+		if (!session_ruled_out_has(s, c, *k))
+			return false;
+	return true;
+}
+
+/* "class" or "class/subkind" into its parts; subkind is a new string or NULL. */
+static enum pt_class
+parse_target(const char *t, char **subkind)
+{
+	const char *slash = strchr(t, '/');
+	char *name = slash ? xstrndup(t, (size_t)(slash - t)) : xstrdup(t);
+	enum pt_class c = class_from_name(name);
+
+	free(name);
+	*subkind = slash ? xstrdup(slash + 1) : NULL;
+	return c;
+}
+
+/*
+ * Move along the current class's moves_to for outcome o: the candidate the
+ * first log scored highest, skipping those ruled out; a class the first
+ * log gave no score is a candidate only as the default (the last).
+ */
+static void
+rerank(struct session *s, const struct ruleset *rs, enum interp_outcome o, const char *why,
+       struct session_news *nw)
+{
+	const struct class_def *cd = class_of(rs, s->cls);
+	char **to = cd ? cd->moves_to[o] : NULL, *sub, *best_sub = NULL;
+	enum pt_class best = CLASS_COUNT, c;
+	double best_score = 0.0;
+	size_t n = 0;
+
+	for (char **t = to; t && *t; t++, n++) {
+		c = parse_target(*t, &sub);
+		if (c < CLASS_COUNT && s->first.scores[c] > best_score &&
+		    !session_ruled_out_has(s, c, sub)) {
+			best_score = s->first.scores[c];
+			best = c;
+			free(best_sub);
+			best_sub = sub;
+			sub = NULL;
 		}
-	if (best == p->nto && !session_ruled_out_has(s, p->to[last].cls, p->to[last].subkind))
-		best = last;
-	if (best == p->nto) {
-		session_escalate_ruled_out(s, nw);
+		free(sub);
+	}
+	if (best == CLASS_COUNT && n) {
+		c = parse_target(to[n - 1], &sub);
+		if (c < CLASS_COUNT && !session_ruled_out_has(s, c, sub)) {
+			best = c;
+			best_sub = sub;
+		} else {
+			free(sub);
+		}
+	}
+	if (best == CLASS_COUNT) {
+		/* nowhere to go: a class with explanations settles, any other stops */
+		if (cd && cd->explanations && !session_ruled_out_has(s, s->cls, NULL))
+			session_settle(s, rs, "re-ranked", why, nw);
+		else if (n)
+			session_escalate_ruled_out(s, nw);
 		return;
 	}
-	session_move_to(s, p->to[best].cls, p->to[best].subkind, "re-ranked", why, nw);
-	if (all_explanations_out(s, s->cls))
+	session_move_to(s, best, best_sub, "re-ranked", why, nw);
+	free(best_sub);
+	if (all_explanations_out(s, rs, s->cls))
 		session_escalate_ruled_out(s, nw);
 }
 
-static const struct partition *
-partition_for(enum interp_answer a)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(partitions); i++)
-		if (partitions[i].when == a)
-			return &partitions[i];
-	return NULL;
-}
-
-/* Rule out what answer p says, and move off a diagnosis it ruled out. */
+/* Rule out what outcome o says of every class, and move off a diagnosis it ruled out. */
 static void
-apply_partition(struct session *s, const struct partition *p, bool from_log,
-		struct session_news *nw)
+apply_outcome(struct session *s, const struct ruleset *rs, enum interp_outcome o,
+	      bool from_log, struct session_news *nw)
 {
+	const struct class_def *cd;
 	char why[96];
 
-	for (size_t i = 0; i < p->nout; i++)
-		session_rule_out(s, p->out[i].cls, p->out[i].subkind,
-				 from_log ? p->from_log : p->reason, nw);
-	snprintf(why, sizeof(why), "interpret mode: %s%s", interp_answer_name(p->when),
+	for (int c = 0; c < CLASS_COUNT; c++) {
+		if (!(cd = class_of(rs, (enum pt_class)c)))
+			continue;
+		for (char **p = cd->rules_out[o]; p && p[0] && p[1]; p += 2) {
+			char *reason = from_log ? xasprintf(FROM_LOG "%s", p[1]) : xstrdup(p[1]);
+
+			session_rule_out(s, (enum pt_class)c, *p[0] ? p[0] : NULL, reason,
+					 from_log ? RULING_INTERPRET_LOG : RULING_INTERPRET, nw);
+			free(reason);
+		}
+	}
+	snprintf(why, sizeof(why), "interpret mode: %s%s", interp_outcome_name(o),
 		 from_log ? ", read from the log" : "");
-	if (current_ruled_out(s))
-		rerank(s, p, why, nw);
+	if (current_ruled_out(s, rs))
+		rerank(s, rs, o, why, nw);
+	else if ((cd = class_of(rs, s->cls)) && cd->keeps[o])
+		session_news_add(nw, "%s", cd->keeps[o]);
 	session_interp_sync_vars(s);
 }
 
 int
-session_interpret(struct session *s, enum interp_answer a, struct session_news *nw,
-		  struct pt_err *err)
+session_interpret(struct session *s, const struct ruleset *rs, enum interp_answer a,
+		  struct session_news *nw, struct pt_err *err)
 {
-	const struct partition *p;
+	enum interp_outcome o;
 
 	if (s->interp != INTERP_UNASKED)
 		return pt_err_set(err, PT_EXIT_USAGE, "the interpret-mode question was already "
@@ -213,26 +233,21 @@ session_interpret(struct session *s, enum interp_answer a, struct session_news *
 	if (a == INTERP_UNASKED || a >= INTERP_COUNT)
 		return pt_err_set(err, PT_EXIT_USAGE, "bad interpret-mode answer");
 	s->interp = a;
-	if (!(p = partition_for(a))) {
+	if (!outcome_of(a, &o)) {
 		session_news_add(nw, "interpret mode not tried: the diagnosis stays as it is");
 		return 0;
 	}
-	apply_partition(s, p, false, nw);
-	if (a == INTERP_NO_REPRO && s->cls == CLASS_SYNCHRONIZATION)
-		session_news_add(nw, "the race detector has no false positives but can miss races: "
-				 "synchronization stays the diagnosis");
+	apply_outcome(s, rs, o, false, nw);
 	return 0;
 }
 
 void
-session_interpret_from_log(struct session *s, struct session_news *nw)
+session_interpret_from_log(struct session *s, const struct ruleset *rs, struct session_news *nw)
 {
-	const struct partition *p = partition_for(INTERP_REPRODUCES);
-
 	if (s->interp != INTERP_UNASKED)
 		return;
 	s->interp = INTERP_REPRODUCES;
 	session_news_add(nw, "the log is interpret-mode output: the failure reproduces there, so "
 			 "the interpret-mode question is answered (yes)");
-	apply_partition(s, p, true, nw);
+	apply_outcome(s, rs, OUTCOME_REPRODUCES, true, nw);
 }

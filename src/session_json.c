@@ -36,9 +36,9 @@ vars_to_json(struct json *parent, const char *key, const struct vars *vs)
 }
 
 static void
-snapshot_to_json(struct json *parent, const struct verdict_snapshot *d)
+snapshot_to_json(struct json *parent, const char *key, const struct verdict_snapshot *d)
 {
-	struct json *o = json_add_object(parent, "diagnosis"), *sc, *ev;
+	struct json *o = json_add_object(parent, key), *sc, *ev;
 
 	json_add_str(o, "class", class_name(d->cls));
 	json_add_str(o, "subkind", d->subkind);
@@ -80,6 +80,8 @@ attempt_to_json(struct json *o, const struct attempt *a)
 	json_add_str(o, "fingerprint", a->fingerprint);
 	json_add_str(o, "log", a->log);
 	json_add_str(o, "log_digest", a->log_digest);
+	json_add_str(o, "key_line", a->key_line);
+	json_add_str(o, "rung_values", a->rung_values);
 	json_add_str(o, "note", a->note);
 	json_add_str(o, "time", a->time);
 }
@@ -95,6 +97,20 @@ ruled_to_json(struct json *parent, const struct session *s)
 		json_add_str(o, "class", class_name(s->ruled[i].cls));
 		json_add_str(o, "subkind", s->ruled[i].subkind);
 		json_add_str(o, "reason", s->ruled[i].reason);
+		json_add_str(o, "source", ruling_source_name(s->ruled[i].source));
+	}
+}
+
+static void
+asserted_to_json(struct json *parent, const struct session *s)
+{
+	struct json *a = json_add_array(parent, "asserted");
+
+	for (size_t i = 0; i < s->nasserted; i++) {
+		struct json *o = json_push_object(a);
+
+		json_add_str(o, "context", s->asserted[i].context);
+		json_add_str(o, "why", s->asserted[i].why);
 	}
 }
 
@@ -190,7 +206,12 @@ session_format(const struct session *s)
 	json_add_str(o, "kernel", s->kernel);
 	json_add_str(o, "pre_debug", s->pre_debug);
 	json_add_str(o, "interpret", interp_answer_name(s->interp));
-	snapshot_to_json(o, &s->first);
+	snapshot_to_json(o, "diagnosis", &s->first);
+	if (s->latest)
+		snapshot_to_json(o, "latest", s->latest);
+	else
+		json_add_null(o, "latest");
+	asserted_to_json(o, s);
 	current_to_json(o, s);
 	ruled_to_json(o, s);
 	lists_to_json(o, s);
@@ -208,6 +229,7 @@ struct jp {
 	const char *file;
 	struct pt_err *err;
 	bool failed;
+	long version;               /* the file's schema_version */
 };
 
 static void PT_PRINTF(4, 5)
@@ -337,6 +359,7 @@ static const char *cls_name(int i) { return class_name((enum pt_class)i); }
 static const char *res_name(int i) { return attempt_result_name((enum attempt_result)i); }
 static const char *int_name(int i) { return interp_answer_name((enum interp_answer)i); }
 static const char *st_name(int i) { return session_status_name((enum session_status)i); }
+static const char *src_name(int i) { return ruling_source_name((enum ruling_source)i); }
 
 static enum pt_class
 jclass(struct jp *j, const struct json *o, const char *where, const char *key, bool nullable)
@@ -458,15 +481,15 @@ jvars(struct jp *j, const struct json *o, const char *where, const char *key, st
 }
 
 static void
-load_evidence(struct jp *j, const struct json *d, struct verdict_snapshot *dg)
+load_evidence(struct jp *j, const struct json *d, const char *w, struct verdict_snapshot *dg)
 {
 	size_t n;
-	const struct json *e = jlist(j, d, "diagnosis", "evidence", SESSION_MAX_LIST, &n);
+	const struct json *e = jlist(j, d, w, "evidence", SESSION_MAX_LIST, &n);
 	char where[64];
 
 	dg->ev = xcalloc(n + 1, sizeof(*dg->ev));
 	for (size_t i = 0; e; e = json_next(e, NULL), i++) {
-		snprintf(where, sizeof(where), "diagnosis.evidence[%zu]", i);
+		snprintf(where, sizeof(where), "%s.evidence[%zu]", w, i);
 		if (!jelem(j, e, where))
 			return;
 		dg->ev[i].line = (size_t)jint(j, e, where, "line", 0, 1L << 40);
@@ -476,21 +499,20 @@ load_evidence(struct jp *j, const struct json *d, struct verdict_snapshot *dg)
 	}
 }
 
+/* The diagnosis under key w of root (the first log's, or the latest's). */
 static void
-load_snapshot(struct jp *j, const struct json *root, struct verdict_snapshot *dg)
+load_snapshot_at(struct jp *j, const struct json *d, const char *w, struct verdict_snapshot *dg)
 {
-	const struct json *d = jtyped(j, root, "", "diagnosis", false), *sc;
-	const char *w = "diagnosis";
+	const struct json *sc;
+	char scores[32];
 
-	if (!d)
-		return;
+	snprintf(scores, sizeof(scores), "%s.scores", w);
 	dg->cls = jclass(j, d, w, "class", false);
 	dg->subkind = jid(j, d, w, "subkind", true, "subkind");
 	dg->confidence = jnum(j, d, w, "confidence", 0, 1);
 	if ((sc = jtyped(j, d, w, "scores", false)))
 		for (int c = 0; c < CLASS_COUNT; c++)
-			dg->scores[c] = jnum(j, sc, "diagnosis.scores", class_name((enum pt_class)c),
-					     0, 1);
+			dg->scores[c] = jnum(j, sc, scores, class_name((enum pt_class)c), 0, 1);
 	dg->runner_up = jclass(j, d, w, "runner_up", true);
 	dg->rule = jrule(j, d, w, "rule");
 	dg->message = jstr(j, d, w, "message", true);
@@ -500,7 +522,7 @@ load_snapshot(struct jp *j, const struct json *root, struct verdict_snapshot *dg
 	dg->location = jstr(j, d, w, "location", true);
 	dg->fingerprint = jid(j, d, w, "fingerprint", true, "fingerprint");
 	dg->fingerprint_text = jstr(j, d, w, "fingerprint_text", true);
-	load_evidence(j, d, dg);
+	load_evidence(j, d, w, dg);
 	jvars(j, d, w, "vars", &dg->vars);
 }
 
@@ -516,6 +538,44 @@ class_family_valid(const char *s)
 	memcpy(cls, s, (size_t)(slash - s));
 	cls[slash - s] = '\0';
 	return class_from_name(cls) < CLASS_COUNT && rules_name_valid(slash + 1);
+}
+
+static void
+load_snapshots(struct jp *j, const struct json *root, struct session *s)
+{
+	const struct json *d = jtyped(j, root, "", "diagnosis", false);
+	const struct json *l = jfield(j, root, "", "latest", true);
+
+	if (d)
+		load_snapshot_at(j, d, "diagnosis", &s->first);
+	if (l && json_kind(l) != JSON_OBJECT) {
+		jp_fail(j, "", "latest", "must be an object or null");
+	} else if (l) {
+		s->latest = xcalloc(1, sizeof(*s->latest));
+		s->latest->runner_up = CLASS_COUNT;
+		load_snapshot_at(j, l, "latest", s->latest);
+	}
+}
+
+static void
+load_asserted(struct jp *j, const struct json *root, struct session *s)
+{
+	size_t n = 0;
+	const struct json *e = json_get(root, "asserted") ?
+			       jlist(j, root, "", "asserted", SESSION_MAX_LIST, &n) : NULL;
+	char where[48];
+
+	s->asserted = xcalloc(n + 1, sizeof(*s->asserted));
+	for (size_t i = 0; e; e = json_next(e, NULL), i++) {
+		snprintf(where, sizeof(where), "asserted[%zu]", i);
+		if (!jelem(j, e, where))
+			return;
+		s->asserted[i].context = jid(j, e, where, "context", false, "context");
+		s->asserted[i].why = jstr(j, e, where, "why", false);
+		s->nasserted = i + 1;
+		if (j->failed)
+			return;
+	}
 }
 
 static void
@@ -548,12 +608,43 @@ load_current(struct jp *j, const struct json *root, struct session *s)
 	jvars(j, c, w, "vars", &s->vars);
 }
 
+/*
+ * Schema 1 kept no source: the model told an interpret-mode ruling by its
+ * sentence. These are those sentences as version 1 wrote them, frozen
+ * here so that rewording the rules never changes how an old file reads.
+ */
+static enum ruling_source
+v1_source(const char *reason)
+{
+	static const char *const v1_interpret[] = {
+		"reproduces under interpret mode, so not layout, capacity or precision: "
+		"interpret mode models none of them",
+		"does not reproduce under interpret mode, so not a logic or indexing bug: "
+		"those fail on CPU too",
+	};
+	static const char v1_from_log[] = "the log is interpret-mode output and shows the "
+		"failure, so not layout, capacity or precision: interpret mode models none of them";
+	static const char v1_attempt[] = "the failure survives attempt ";
+
+	if (!reason)
+		return RULING_RUN;
+	for (size_t i = 0; i < ARRAY_SIZE(v1_interpret); i++)
+		if (strcmp(reason, v1_interpret[i]) == 0)
+			return RULING_INTERPRET;
+	if (strcmp(reason, v1_from_log) == 0)
+		return RULING_INTERPRET_LOG;
+	if (strncmp(reason, v1_attempt, sizeof(v1_attempt) - 1) == 0)
+		return RULING_ATTEMPT;
+	return RULING_RUN;
+}
+
 static void
 load_ruled(struct jp *j, const struct json *root, struct session *s)
 {
 	size_t n;
 	const struct json *e = jlist(j, root, "", "ruled_out", SESSION_MAX_LIST, &n);
 	char where[48];
+	int src;
 
 	s->ruled = xcalloc(n + 1, sizeof(*s->ruled));
 	for (size_t i = 0; e; e = json_next(e, NULL), i++) {
@@ -563,6 +654,12 @@ load_ruled(struct jp *j, const struct json *root, struct session *s)
 		s->ruled[i].cls = jclass(j, e, where, "class", false);
 		s->ruled[i].subkind = jid(j, e, where, "subkind", true, "subkind");
 		s->ruled[i].reason = jstr(j, e, where, "reason", false);
+		if (j->version < 2) {
+			s->ruled[i].source = v1_source(s->ruled[i].reason);
+		} else {
+			src = jenum(j, e, where, "source", src_name, RULING_SOURCE_COUNT, false);
+			s->ruled[i].source = src < 0 ? RULING_RUN : (enum ruling_source)src;
+		}
 		s->nruled = i + 1;
 	}
 }
@@ -608,6 +705,8 @@ load_attempt(struct jp *j, const struct json *e, const char *where, struct attem
 	a->fingerprint = jid(j, e, where, "fingerprint", true, "fingerprint");
 	a->log = jstr(j, e, where, "log", true);
 	a->log_digest = jdigest(j, e, where, "log_digest");
+	a->key_line = jstr(j, e, where, "key_line", true);
+	a->rung_values = jstr(j, e, where, "rung_values", true);
 	a->note = jstr(j, e, where, "note", true);
 	a->time = jtime(j, e, where, "time");
 }
@@ -695,6 +794,7 @@ check_version(struct jp *j, const struct json *root)
 {
 	long long v;
 
+	j->version = 0;
 	if (json_int_value(json_get(root, "schema_version"), &v) < 0 || v < 1)
 		return pt_err_set(j->err, PT_EXIT_DATA, "%s: 'schema_version' must be a whole "
 				  "number from 1", j->file);
@@ -702,6 +802,7 @@ check_version(struct jp *j, const struct json *root)
 		return pt_err_set(j->err, PT_EXIT_DATA, "%s: written by a newer pallas-triage "
 				  "(schema_version %lld; this one reads up to %d): upgrade pallas-triage",
 				  j->file, v, SESSION_SCHEMA_VERSION);
+	j->version = (long)v;
 	return 0;
 }
 
@@ -709,7 +810,7 @@ int
 session_parse(const char *text, size_t len, const char *name, struct session **out,
 	      struct pt_err *err)
 {
-	struct jp j = { name, err, false };
+	struct jp j = { name, err, false, 0 };
 	struct session *s = NULL;
 	struct json *root = json_parse(text, len, name, err);
 
@@ -723,7 +824,8 @@ session_parse(const char *text, size_t len, const char *name, struct session **o
 		goto fail;
 	s = session_new();
 	load_head(&j, root, s);
-	load_snapshot(&j, root, &s->first);
+	load_snapshots(&j, root, s);
+	load_asserted(&j, root, s);
 	load_current(&j, root, s);
 	load_ruled(&j, root, s);
 	load_traj(&j, root, s);
@@ -854,6 +956,16 @@ session_save(const struct session *s, const char *dir, struct pt_err *err)
 	return ret;
 }
 
+/* The log the latest diagnosis came from: the last attempt's that had one. */
+static const char *
+latest_log(const struct session *s)
+{
+	for (size_t i = s->nattempts; i-- > 0;)
+		if (s->attempts[i].log)
+			return s->attempts[i].log;
+	return s->log;
+}
+
 static void
 rung_to_json(struct json *o, const struct session *s, const struct ruleset *rs,
 	     const struct rung *r)
@@ -866,6 +978,21 @@ rung_to_json(struct json *o, const struct session *s, const struct ruleset *rs,
 	json_add_str(o, "change", change);
 	json_add_str(o, "expect", r->expect);
 	free(change);
+}
+
+/* The failure in front of the user: the latest log's, else the first one's. */
+static void
+latest_to_json(struct json *parent, const struct session *s)
+{
+	const struct verdict_snapshot *d = s->latest ? s->latest : &s->first;
+	struct json *o = json_add_object(parent, "current_failure");
+
+	json_add_str(o, "class", class_name(d->cls));
+	json_add_str(o, "subkind", d->subkind);
+	json_add_str(o, "message", d->message ? d->message : d->reason);
+	json_add_str(o, "key_line", d->key_line);
+	json_add_str(o, "fingerprint", d->fingerprint);
+	json_add_str(o, "log", s->latest ? latest_log(s) : s->log);
 }
 
 char *
@@ -885,6 +1012,8 @@ session_status_json(const struct session *s, const struct ruleset *rs,
 	json_add_int(o, "attempt_cap", SESSION_ATTEMPT_CAP);
 	json_add_int(o, "same_streak", s->same_streak);
 	json_add_str(o, "interpret", interp_answer_name(s->interp));
+	latest_to_json(o, s);
+	asserted_to_json(o, s);
 	ruled_to_json(o, s);
 	if (s->nattempts)
 		attempt_to_json(json_add_object(o, "last_attempt"), &s->attempts[s->nattempts - 1]);
@@ -897,6 +1026,10 @@ session_status_json(const struct session *s, const struct ruleset *rs,
 	a = json_add_array(o, "plan");
 	for (size_t i = 0; open && i < nplan; i++)
 		json_push_str(a, plan[i]->id);
+	a = json_add_array(o, "next_steps");
+	for (char **n = session_off_ladder(s) && rs->have_class[CLASS_UNKNOWN] ?
+	     rs->classes[CLASS_UNKNOWN].next_steps : NULL; n && *n; n++)
+		json_push_str(a, *n);
 	a = json_add_array(o, "messages");
 	for (size_t i = 0; nw && i < nw->n; i++)
 		json_push_str(a, nw->msg[i]);

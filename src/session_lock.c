@@ -2,7 +2,9 @@
 /*
  * The session directory and its lock; see pt/session.h. The working
  * directory may be a cloned repository that planted links here: nothing
- * is opened through one.
+ * is opened through one. This is the bottom of the session store: it uses
+ * no other part of it (the JSON, the archive and the transaction build on
+ * it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,6 +150,23 @@ session_unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd);
+}
+
+char *
+session_report_dir(const char *dir)
+{
+	size_t n = strlen(dir);
+	const char *slash;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	for (slash = dir + n; slash > dir && slash[-1] != '/'; slash--)
+		;
+	if (slash == dir)
+		return xstrdup(".");
+	while (slash > dir + 1 && slash[-2] == '/')
+		slash--;
+	return slash == dir + 1 ? xstrdup("/") : xstrndup(dir, (size_t)(slash - dir - 1));
 }
 
 bool

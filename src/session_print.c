@@ -104,10 +104,28 @@ session_print_no_interpret(FILE *out, const struct ruleset *rs, const struct ses
 	const struct class_def *cd = c < CLASS_COUNT && rs->have_class[c] ? &rs->classes[c] : NULL;
 
 	if (s->status != SESSION_IN_PROGRESS || s->interp != INTERP_UNASKED ||
-	    session_interpret_applies(s, rs) || !cd)
+	    session_interpret_applies(s, rs) || !cd || s->cls == CLASS_UNKNOWN)
+		return;
+	/* said once, when the walk comes to the class: not again before each rung */
+	if (s->nattempts ? s->attempts[s->nattempts - 1].cls_before == c : s->nskipped > 0)
 		return;
 	fprintf(out, "\nno interpret-mode question: interpret mode cannot tell anything about %s "
 		"('pallas-triage explain %s' says why)\n", class_name(c), class_name(c));
+}
+
+/* On no ladder: what the rules say to capture for a failure they cannot name. */
+static void
+print_off_ladder(FILE *out, const struct ruleset *rs)
+{
+	const struct class_def *cd = rs->have_class[CLASS_UNKNOWN] ? &rs->classes[CLASS_UNKNOWN] : NULL;
+
+	fputs("next: the last log shows no failure the rules can name, so no rung fits; the "
+	      "session waits for the next log (recorded as an attempt off the ladder)\n", out);
+	for (char **n = cd ? cd->next_steps : NULL; n && *n; n++) {
+		fputs("  - ", out);
+		term_puts_untrusted(out, *n);
+		fputc('\n', out);
+	}
 }
 
 void
@@ -126,6 +144,8 @@ session_print_next(FILE *out, const struct session *s, const struct ruleset *rs,
 	if ((r = session_next_rung(s, rs))) {
 		fputs("next:", out);
 		session_print_rung(out, s, rs, r);
+	} else if (session_off_ladder(s)) {
+		print_off_ladder(out, rs);
 	}
 }
 

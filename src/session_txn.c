@@ -137,14 +137,15 @@ keep_log(struct session_txn *t, const struct session_log *log, const char *stem,
 }
 
 static int
-begin_if_new(struct session_txn *t, const struct verdict *v, const struct session_log *log,
-	     const char *kernel, struct session_opened *o, struct pt_err *err)
+begin_if_new(struct session_txn *t, const struct ruleset *rs, const struct verdict *v,
+	     const struct session_log *log, const char *kernel, struct session_opened *o,
+	     struct pt_err *err)
 {
 	bool existed;
 
 	if (!t->s) {
 		t->s = session_new();
-		session_begin(t->s, v, log->name, session_txn_now(t));
+		session_begin(t->s, rs, v, log->name, session_txn_now(t));
 		if (keep_log(t, log, "first", o, err) < 0)
 			return -1;
 		t->s->log_digest = dup_or_null(log->digest);
@@ -165,9 +166,9 @@ enum open_mode {
 };
 
 static int
-open_with(enum open_mode mode, struct session_txn *t, const char *dir, const struct verdict *v,
-	  const struct session_log *log, const char *kernel, const char *fixed_now,
-	  struct session_opened *o, struct pt_err *err)
+open_with(enum open_mode mode, struct session_txn *t, const struct ruleset *rs, const char *dir,
+	  const struct verdict *v, const struct session_log *log, const char *kernel,
+	  const char *fixed_now, struct session_opened *o, struct pt_err *err)
 {
 	bool set_aside = false;
 
@@ -181,7 +182,7 @@ open_with(enum open_mode mode, struct session_txn *t, const char *dir, const str
 	if ((mode == OPEN_START ? resume_or_archive(t, v, o, &set_aside, err) :
 	     resume_or_result(t, v, log, o, &set_aside, err)) < 0)
 		return -1;
-	if (begin_if_new(t, v, log, kernel, o, err) < 0)
+	if (begin_if_new(t, rs, v, log, kernel, o, err) < 0)
 		return -1;
 	if (o->result_log && keep_log(t, log, NULL, o, err) < 0)
 		return -1;
@@ -191,19 +192,19 @@ open_with(enum open_mode mode, struct session_txn *t, const char *dir, const str
 }
 
 int
-session_open_for(struct session_txn *t, const char *dir, const struct verdict *v,
-		 const struct session_log *log, const char *kernel, const char *fixed_now,
-		 struct session_opened *o, struct pt_err *err)
+session_open_for(struct session_txn *t, const struct ruleset *rs, const char *dir,
+		 const struct verdict *v, const struct session_log *log, const char *kernel,
+		 const char *fixed_now, struct session_opened *o, struct pt_err *err)
 {
-	return open_with(OPEN_START, t, dir, v, log, kernel, fixed_now, o, err);
+	return open_with(OPEN_START, t, rs, dir, v, log, kernel, fixed_now, o, err);
 }
 
 int
-session_open_loop(struct session_txn *t, const char *dir, const struct verdict *v,
-		  const struct session_log *log, const char *kernel, const char *fixed_now,
-		  struct session_opened *o, struct pt_err *err)
+session_open_loop(struct session_txn *t, const struct ruleset *rs, const char *dir,
+		  const struct verdict *v, const struct session_log *log, const char *kernel,
+		  const char *fixed_now, struct session_opened *o, struct pt_err *err)
 {
-	return open_with(OPEN_LOOP, t, dir, v, log, kernel, fixed_now, o, err);
+	return open_with(OPEN_LOOP, t, rs, dir, v, log, kernel, fixed_now, o, err);
 }
 
 void
@@ -229,23 +230,6 @@ wants_report(const struct session *s)
 	if (s->status == SESSION_IN_PROGRESS || s->report_md)
 		return false;
 	return s->status == SESSION_BLOCKED || s->nattempts >= SESSION_ATTEMPT_CAP;
-}
-
-char *
-session_report_dir(const char *dir)
-{
-	size_t n = strlen(dir);
-	const char *slash;
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	for (slash = dir + n; slash > dir && slash[-1] != '/'; slash--)
-		;
-	if (slash == dir)
-		return xstrdup(".");
-	while (slash > dir + 1 && slash[-2] == '/')
-		slash--;
-	return slash == dir + 1 ? xstrdup("/") : xstrndup(dir, (size_t)(slash - dir - 1));
 }
 
 static int

@@ -322,6 +322,15 @@ util_is_dir(const char *path)
 }
 
 bool
+util_strv_has(char *const *v, const char *s)
+{
+	for (; v && *v; v++)
+		if (strcmp(*v, s) == 0)
+			return true;
+	return false;
+}
+
+bool
 util_is_file(const char *path)
 {
 	struct stat st;

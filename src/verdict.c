@@ -39,7 +39,7 @@ collect_evidence(const struct engine_result *e, struct verdict *v)
 			struct evidence *ev;
 			bool seen = false;
 
-			if (!st->hit || p->role == PAT_NONE)
+			if (!st->hit || p->role == PAT_NONE || p->role == PAT_CAPTURE)
 				continue;
 			/* two patterns of one rule on one line are one piece of evidence */
 			for (size_t j = first; j < v->nev; j++)
@@ -124,12 +124,34 @@ starts_path(const char *text, const char *p)
 }
 
 /*
- * The failure's identity, stable across machines: the key line with
- * numbers, hex addresses, quoted strings and paths masked, hashed with
- * FNV-1a together with the class.
+ * What tells two failures of one class apart beyond the masked key line
+ * (the class's `fingerprint` values: the test, the file, the dtype, the
+ * size): " [name=value, ...]" with the values as the log wrote them, since
+ * a test id's numbers are part of its name.
  */
 static void
-set_fingerprint(struct verdict *v, const char *text)
+add_identity(const struct ruleset *rs, const struct verdict *v, struct buf *b)
+{
+	const struct class_def *cd = v->cls < CLASS_COUNT && rs->have_class[v->cls] ?
+				     &rs->classes[v->cls] : NULL;
+	size_t before = b->len;
+	const char *val;
+
+	for (char **n = cd ? cd->fingerprint : NULL; n && *n; n++)
+		if ((val = vars_get(&v->vars, *n)))
+			buf_addf(b, "%s%s=%s", b->len > before ? ", " : " [", *n, val);
+	if (b->len > before)
+		buf_addch(b, ']');
+}
+
+/*
+ * The failure's identity, stable across machines: the key line with
+ * numbers, hex addresses, quoted strings and paths masked, and the values
+ * that tell failures of its class apart, hashed with FNV-1a together with
+ * the class.
+ */
+static void
+set_fingerprint(const struct ruleset *rs, struct verdict *v, const char *text)
 {
 	struct buf b = BUF_INIT;
 	uint64_t h;
@@ -152,6 +174,7 @@ set_fingerprint(struct verdict *v, const char *text)
 			buf_addch(&b, *p++);
 		}
 	}
+	add_identity(rs, v, &b);
 	h = util_fnv1a(UTIL_FNV1A_INIT, class_name(v->cls), strlen(class_name(v->cls)));
 	h = util_fnv1a(h, b.data, b.len);
 	v->fingerprint = xasprintf("%s-%016llx", class_name(v->cls), (unsigned long long)h);
@@ -223,13 +246,14 @@ collect_contexts(const struct engine_result *e, struct verdict *v)
 	v->contexts = xcalloc(rs->ncontexts + 1, sizeof(*v->contexts));
 	for (size_t i = 0; i < rs->ncontexts; i++) {
 		struct verdict_context *vc = &v->contexts[i];
+		const char *why;
 
 		vc->def = &rs->contexts[i];
 		vc->held = e->ctx_held[i];
 		vc->score = e->ctx_score[i];
 		add_context_evidence(e, vc->def, vc);
-		if (e->assert_context && strcmp(e->assert_context, vc->def->id) == 0)
-			vc->asserted = xstrdup(e->assert_why ? e->assert_why : "asserted");
+		if ((why = engine_asserted_why(e, vc->def->id)))
+			vc->asserted = xstrdup(why);
 	}
 }
 
@@ -262,7 +286,7 @@ verdict_build(const struct engine_result *e, struct verdict *v)
 		v->message = buf_detach(&b, NULL);
 	}
 	set_reason(e, v);
-	set_fingerprint(v, v->key_line ? v->key_line : e->last_error);
+	set_fingerprint(e->rs, v, v->key_line ? v->key_line : e->last_error);
 }
 
 void

@@ -53,7 +53,8 @@ struct verdict_context {
 		char *text;
 	} ev[CONTEXT_MAX_EVIDENCE];      /* the first evidence lines, by line number */
 	size_t nev;
-	char *asserted;                  /* why the user says it holds (--kernel FILE), or NULL */
+	char *asserted;                  /* why it holds on someone's word (--kernel FILE, the
+	                                  * session's first log), or NULL */
 };
 
 struct verdict {
@@ -95,13 +96,34 @@ void verdict_release(struct verdict *v);
 struct classifier;
 
 /*
+ * A context that holds on someone's word rather than this log's evidence:
+ * the user's (--kernel FILE names a Pallas kernel) or a session's, which
+ * saw it in an earlier log of the same program. Both strings are borrowed.
+ */
+struct context_assertion {
+	const char *context;        /* a context id of the ruleset */
+	const char *why;            /* shown under `contexts`: "--kernel k.py" */
+};
+
+/*
+ * What is known about a program before its next log is read (borrowed):
+ * asserted contexts, and environment facts (jax_version, chip) to assume
+ * for the fields this log does not state itself.
+ */
+struct log_known {
+	const struct context_assertion *asserted;
+	size_t nasserted;
+	const struct vars *facts;   /* may be NULL; only its environment fields are used */
+};
+
+/*
  * Returns a new classifier over rs (borrowed; must outlive it); free with
  * classifier_free(). rs is only read: any number of classifiers, in any
  * threads, may share one ruleset.
  */
 struct classifier *classifier_new(const struct ruleset *rs);
-/* Before the first feed: a context the user asserts, and why (both borrowed until finish). */
-void classifier_assert_context(struct classifier *c, const char *context, const char *why);
+/* Before the first feed: contexts asserted for this log (borrowed until finish). */
+void classifier_assert_contexts(struct classifier *c, const struct context_assertion *a, size_t n);
 /* After classifier_finish: did the context hold? False for an unknown id. */
 bool classifier_context_held(const struct classifier *c, const char *id);
 void classifier_free(struct classifier *c);
@@ -132,10 +154,10 @@ struct classify_opts {
 	 * time: a worker that classifies many logs keeps its JIT-compiled
 	 * patterns across them. NULL: the classifier has its own. */
 	struct matcher *matcher;
-	/* A context the user says holds (the kernel of --kernel FILE is a
-	 * Pallas kernel), counted as evidence, and why; NULL for none. */
-	const char *assert_context;
-	const char *assert_why;
+	/* Contexts that hold on someone's word (struct context_assertion),
+	 * or NULL: each one counts as full evidence for its context. */
+	const struct context_assertion *asserted;
+	size_t nasserted;
 	/* Called with every piece of the log as it is read (UTF-8, before any
 	 * escape sequence is stripped), or NULL: a command echoes or keeps it. */
 	void (*tap)(void *arg, const char *data, size_t len);
@@ -160,13 +182,22 @@ struct litset *classify_prefilter_new(const struct ruleset *rs);
 void classify_text(const struct ruleset *rs, const char *buf, size_t len, struct verdict *v);
 /*
  * Classify the log the user named (classify_path.c): a file, or standard
- * input for "-" (named "<stdin>" in v). kernel (may be NULL) is the
- * --kernel FILE the user named: the rules' kernel context holds on their
- * word. threads as in struct classify_opts. A file that cannot be opened,
- * or a directory, fails with PT_EXIT_DATA. Release v with verdict_release().
+ * input for "-" (named "<stdin>" in v). known (may be NULL) is what is known
+ * before the log is read: contexts asserted (--kernel FILE, a session's
+ * first log) and facts for fields the log does not state; the values are
+ * derived (verdict_derive()) after those facts are in. threads as in struct
+ * classify_opts. A file that cannot be opened, or a directory, fails with
+ * PT_EXIT_DATA. Release v with verdict_release().
  */
-int classify_path(const struct ruleset *rs, const char *path, const char *kernel,
+int classify_path(const struct ruleset *rs, const char *path, const struct log_known *known,
 		  unsigned threads, struct verdict *v, struct pt_err *err);
+
+/*
+ * The facts of known that v lacks, for the environment fields the rules'
+ * facts name: a log that does not print the JAX version or the chip is
+ * taken to run where the earlier logs of its session ran.
+ */
+void verdict_assume_facts(const struct ruleset *rs, struct verdict *v, const struct log_known *known);
 
 /* What a command watching the log go by wants (struct classify_opts). */
 struct log_watch {
@@ -176,11 +207,11 @@ struct log_watch {
 };
 
 /* classify_path() that also writes the SHA-256 of the log as read (hex) into digest. */
-int classify_path_digest(const struct ruleset *rs, const char *path, const char *kernel,
+int classify_path_digest(const struct ruleset *rs, const char *path, const struct log_known *known,
 			 unsigned threads, char digest[65], struct verdict *v, struct pt_err *err);
 
 /* classify_path() with w's tap and stop (w may be NULL). */
-int classify_path_watch(const struct ruleset *rs, const char *path, const char *kernel,
+int classify_path_watch(const struct ruleset *rs, const char *path, const struct log_known *known,
 			unsigned threads, const struct log_watch *w, struct verdict *v,
 			struct pt_err *err);
 

@@ -39,13 +39,15 @@ struct engine_result {
 	const struct snap_frame *loc_frame, *last_frame;
 	const char *last_error;            /* the last error-looking line, or NULL */
 	size_t last_error_line;
-	const char *assert_context;        /* a context the user asserted (--kernel), or NULL */
-	const char *assert_why;
+	const struct context_assertion *asserted;  /* contexts held on someone's word */
+	size_t nasserted;
 	/* Filled by score_contexts(), one per ruleset context. */
 	bool *ctx_held;
 	double *ctx_score;
 };
 
+/* Why context id holds on someone's word (struct context_assertion), or NULL. */
+const char *engine_asserted_why(const struct engine_result *e, const char *id);
 /* Evaluate every context into e->ctx_held and e->ctx_score (arrays the caller allocated). */
 void score_contexts(struct engine_result *e);
 /* Did rule r fire: its patterns, and the contexts it requires or excludes. */

@@ -23,6 +23,14 @@
 size_t ladder_select(const struct ruleset *rs, enum pt_class cls, const char *subkind,
 		     const struct vars *vs, const struct rung ***out);
 /*
+ * Every rung of class cls's ladder for the backend (or platform) in vs, as
+ * ladder_select() chooses the ladder, whatever the subkinds and values:
+ * what a report of a TPU session may list, and a GPU one's. Returns the
+ * count; *out as for ladder_select().
+ */
+size_t ladder_for_backend(const struct ruleset *rs, enum pt_class cls, const struct vars *vs,
+			  const struct rung ***out);
+/*
  * Returns a new string: the rung's change filled from vs, or its fallback
  * when a value is missing, with every ${api:NAME} spelled for the JAX
  * version in vs (jax_version). *filled (may be NULL) says whether values
@@ -30,6 +38,14 @@ size_t ladder_select(const struct ruleset *rs, enum pt_class cls, const char *su
  */
 char *ladder_change_text(const struct ruleset *rs, const struct rung *r, const struct vars *vs,
 			 bool *filled);
+/*
+ * The values rung r's change is filled with from vs, as a new string
+ * "name=value; ..." in the order the change names them; NULL when the
+ * change names no value or one is missing (the fallback is shown, which
+ * has no numbers). A session compares it across attempts: other values
+ * make the rung worth trying again.
+ */
+char *ladder_change_values(const struct rung *r, const struct vars *vs);
 /* The same, rendering with ar, which collects what a printer should say (notes, guesses). */
 char *ladder_change_render(struct api_render *ar, const struct rung *r, const struct vars *vs,
 			   bool *filled);

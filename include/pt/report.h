@@ -42,13 +42,34 @@ struct report_flag {
 	char *note;                 /* what the JAX version means for it, or NULL */
 };
 
+/* One log of the session, in the order it came: what it showed. */
+struct report_log {
+	char *what;                 /* "first log", "attempt 3" */
+	char *log;                  /* its path as recorded, or NULL */
+	char *cls;                  /* "layout/block-shape"; "unknown" when no failure was named */
+	char *key_line;             /* may be NULL */
+};
+
+/* The failure in front of the user: the latest log's (the first log's until another came). */
+struct report_failure {
+	char *label;                /* "numerics/precision"; NULL once fixed */
+	char *from;                 /* "the first log", "the log of attempt 4" */
+	char *log;                  /* that log's path, or NULL */
+	char *message, *key_line, *location, *fingerprint; /* may be NULL */
+	size_t key_lineno;
+	double confidence;
+};
+
 struct report {
-	char *title;                /* "pallas-triage report: capacity in k.py" */
+	char *title;                /* "capacity failure in k.py": the current failure's class */
 	const char *status;         /* "resolved", "blocked", "in progress" (static) */
 	char *status_line;          /* one sentence saying why */
 	int attempts_used, attempt_cap;
-	char *fingerprint, *fingerprint_text;
-	char *diagnosis;            /* "capacity/scoped-vmem" */
+	struct report_failure now; /* the current failure, which the report leads with */
+	struct report_log *logs;   /* every log of the session with its class and key line */
+	size_t nlogs;
+	char *fingerprint, *fingerprint_text; /* of the first failure: the session's */
+	char *diagnosis;            /* the first diagnosis: "capacity/scoped-vmem" */
 	double confidence;
 	char *runner_up;            /* may be NULL */
 	char *rule, *message, *location, *key_line, *log; /* may be NULL */
@@ -58,9 +79,11 @@ struct report {
 	size_t nevidence;
 	struct report_kv *values;   /* captured and derived values that are not environment */
 	size_t nvalues;
-	struct report_kv *env;      /* environment fingerprint: key the field the rules'
-				     * facts set, in their order; value NULL: not in the log */
+	struct report_kv *env;      /* environment fingerprint of the latest log (with the
+				     * earlier logs' facts it does not restate): key the field
+				     * the rules' facts set, in their order */
 	size_t nenv;
+	char *env_from;             /* "the log of attempt 4", "the first log" */
 	char *interpret;            /* the answer and what it means */
 	struct report_kv *ruled;    /* key: class[/subkind], value: the evidence */
 	size_t nruled;
@@ -122,8 +145,13 @@ int report_write_json(const struct report *r, FILE *fp);
 char *report_flag_line(const struct report_flag *f);
 
 /*
- * Write REPORT_MD_FILE and REPORT_JSON_FILE into dir atomically. Sets
- * *md and *json (may be NULL) to the new paths (free()).
+ * Write the report files into dir atomically: REPORT_MD_FILE and
+ * REPORT_JSON_FILE, unless a report of another session is there (its JSON
+ * file has another `created` or first fingerprint, or is missing while
+ * the markdown file is there): then the first pallas-triage-report-N.md
+ * and .json (N = 2, 3, ...) that are free or this session's. A report of
+ * an earlier session is never overwritten. Sets *md and *json (may be
+ * NULL) to the paths written (free()).
  */
 int report_write_files(const struct report *r, const char *dir, char **md, char **json,
 		       struct pt_err *err);

@@ -19,11 +19,12 @@
 #define REPORT_POST_MAX_BYTES (8u << 20)   /* each report file */
 
 /*
- * Build the payload from REPORT_MD_FILE and REPORT_JSON_FILE in dir into out
- * (appended, compact JSON). Returns 0, or -1 with err: PT_EXIT_FINDING when
- * the files are not there, PT_EXIT_DATA when the JSON file is not JSON or
- * either is not a regular file (a symbolic link is never followed).
+ * Build the payload from the report files md and json (report_write_files()
+ * names them) into out (appended, compact JSON). Returns 0, or -1 with err:
+ * PT_EXIT_FINDING when the files are not there, PT_EXIT_DATA when the JSON
+ * file is not JSON or either is not a regular file (a symbolic link is
+ * never followed).
  */
-int report_post_payload(const char *dir, struct buf *out, struct pt_err *err);
+int report_post_payload(const char *md, const char *json, struct buf *out, struct pt_err *err);
 
 #endif

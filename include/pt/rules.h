@@ -57,7 +57,8 @@ bool rules_var_name_valid(const char *s);
 enum stage { STAGE_COMPILE, STAGE_RUNTIME, STAGE_NUMERIC };
 const char *stage_name(enum stage s);
 
-enum pat_role { PAT_ANY, PAT_ALL, PAT_NONE };
+/* PAT_CAPTURE (`capture`) only reads values (a test id, a shape): it makes no rule fire and is no evidence. */
+enum pat_role { PAT_ANY, PAT_ALL, PAT_NONE, PAT_CAPTURE };
 
 /*
  * A rule of the specific tier names one failure; a fallback rule decides
@@ -108,6 +109,9 @@ struct rule {
 	enum rule_tier tier;
 	char **requires, **excludes; /* context ids, NULL-terminated or NULL */
 	int *req_ctx, *exc_ctx;    /* the same as context indexes, -1-terminated; set by ruleset_finish */
+	char **refine;             /* WHEN, SUBKIND, MESSAGE triples, or NULL: once the values are
+				    * derived, the first whose value WHEN is known gives the
+				    * verdict that subkind and message (physical VMEM exceeded) */
 };
 
 /*
@@ -148,12 +152,41 @@ struct confidence_policy {
 	int fallback_max;          /* 1..100, default 100 */
 };
 
+/*
+ * The two answers to the interpret-mode question that tell something
+ * (skipping it tells nothing); a class says what each means for it.
+ */
+enum interp_outcome { OUTCOME_REPRODUCES, OUTCOME_NO_REPRO, OUTCOME_COUNT };
+
+/* "reproduces", "does-not-reproduce": the keys under rules_out, moves_to, keeps. */
+const char *interp_outcome_name(enum interp_outcome o);
+
 struct class_def {
 	enum pt_class cls;
 	char *title, *summary, *interpret, *interpret_note, *explain;
 	char *gpu_interpret_note;  /* the same for a GPU kernel (GPU interpret mode), or NULL */
 	char **next_steps;         /* what to capture or try next, NULL-terminated or NULL */
+	/* The method as data (docs/rules.md, "Classes"); each list is
+	 * NULL-terminated, or NULL when the class does not say. */
+	char **rules_out[OUTCOME_COUNT]; /* what the answer rules out of this class: SUBKIND,
+					  * REASON pairs, SUBKIND "" for the whole class */
+	char **moves_to[OUTCOME_COUNT];  /* where a diagnosis of this class goes when the answer
+					  * rules it out: "class" or "class/subkind", tried by the
+					  * first log's score, the last one the default */
+	char *keeps[OUTCOME_COUNT];      /* why the diagnosis stands when the answer could be
+					  * read against it, or NULL */
+	char **undecided;          /* subkinds (and no subkind) not settled yet: any answer
+				    * moves such a diagnosis along moves_to */
+	char **explanations;       /* subkinds evidence rules out one by one; all of them out
+				    * leaves nothing to believe and stops the walk */
+	char **more_info;          /* what the escalation report asks for, for this class */
+	char **fingerprint;        /* values that tell one failure of the class from another
+				    * (the test, the file, the dtype, the size): hashed into
+				    * the fingerprint with the masked key line */
 };
+
+/* Is subkind (may be NULL) undecided for class cd (no subkind counts as undecided)? */
+bool class_undecided(const struct class_def *cd, const char *subkind);
 
 struct flag_def {
 	char *id, *snippet, *why;
@@ -167,6 +200,9 @@ struct rung {
 	char **unless;              /* values that hide the rung when known, may be NULL */
 	char **backends;            /* NULL-terminated, or NULL for every backend: the backends
 				     * (or, when the backend is not known, platforms) it is for */
+	char *hypothesis;           /* a subkind of its class (one of the class's
+				     * explanations) the rung tests: the same error after it
+				     * rules that subkind out; NULL for a rung that only fixes */
 	size_t index;               /* position in its ladder */
 	char *file;                 /* where it was defined, for the API lint */
 	int line, col;
@@ -214,6 +250,8 @@ struct ruleset {
 	struct confidence_policy policy;
 	struct chiptab *chips;      /* may be NULL when no chips.yaml was loaded */
 	struct jaxapi *api;         /* the JAX API table; NULL when no jax-api.yaml was loaded */
+	char **more_info;           /* what every escalation report asks for (top-level
+				     * `more_info`), after the classes' own; may be NULL */
 	bool from_cache;            /* loaded from the rules cache, which holds only checked sets */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;

@@ -38,4 +38,16 @@ int confidence_parse(struct ruleset *rs, const struct ynode *map, const char *fi
 void contexts_link(struct ruleset *rs, struct diag *d);
 void contexts_free(struct ruleset *rs);
 
+/* rules_method.c: a class's method keys (rules_out, moves_to, keeps, undecided,
+ * explanations, more_info) from class node cn into cd; -1 on errors in d. */
+int class_method_parse(struct class_def *cd, const struct ynode *cn, const char *file,
+		       struct diag *d);
+void class_method_release(struct class_def *cd);
+/* The top-level `more_info` list of a file, appended to rs->more_info. */
+int more_info_parse(struct ruleset *rs, const struct ynode *root, const char *file, struct diag *d);
+/* A rule's `refine` list ({when, subkind, message}) into r->refine; -1 on errors in d. */
+int rule_refine_parse(struct rule *r, const struct ynode *rn, const char *file, struct diag *d);
+/* Cross-checks once every file is in: each rung's hypothesis is an explanation of its class. */
+void method_check(const struct ruleset *rs, struct diag *d);
+
 #endif

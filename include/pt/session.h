@@ -27,7 +27,8 @@
 
 #define SESSION_DIR ".pallas-triage"
 #define SESSION_FILE "session.json"
-#define SESSION_SCHEMA_VERSION 1
+#define SESSION_SCHEMA_VERSION 2   /* 2: asserted, latest, ruled_out[].source,
+				    * attempts[].key_line and .rung_values; 1 is still read */
 #define SESSION_ATTEMPT_CAP 10   /* the method's escalation point */
 #define SESSION_SAME_LIMIT 3     /* same error this often in a row: next family */
 #define SESSION_MAX_BYTES (16u * 1024 * 1024)
@@ -42,6 +43,14 @@ enum attempt_result { RESULT_FIXED, RESULT_SAME, RESULT_NEW, RESULT_NA, RESULT_C
 enum interp_answer { INTERP_UNASKED, INTERP_REPRODUCES, INTERP_NO_REPRO, INTERP_SKIPPED,
 		     INTERP_COUNT };
 enum session_status { SESSION_IN_PROGRESS, SESSION_RESOLVED, SESSION_BLOCKED, SESSION_STATUS_COUNT };
+/* Where a ruling came from: what may drop it later depends on that. */
+enum ruling_source {
+	RULING_INTERPRET,           /* the interpret-mode answer the user gave */
+	RULING_INTERPRET_LOG,       /* the same answer, read from a log of interpret mode */
+	RULING_ATTEMPT,             /* the same error after a rung that tests a hypothesis */
+	RULING_RUN,                 /* what `run` observed (a precision sweep) */
+	RULING_SOURCE_COUNT
+};
 
 /* "fixed", "same", "new", "n-a"; parse also takes "different", "n/a", "na". */
 const char *attempt_result_name(enum attempt_result r);
@@ -51,6 +60,8 @@ const char *interp_answer_name(enum interp_answer a);
 int interp_answer_parse(const char *s, enum interp_answer *out);
 /* "in-progress", "resolved", "blocked". */
 const char *session_status_name(enum session_status st);
+/* "interpret", "interpret-log", "attempt", "run". */
+const char *ruling_source_name(enum ruling_source src);
 
 struct ev_line {
 	size_t line;                /* 1-based line in the log */
@@ -90,6 +101,10 @@ struct attempt {
 	char *fingerprint;          /* of the failure after the attempt; NULL when fixed */
 	char *log;                  /* the new log's path, or NULL */
 	char *log_digest;           /* SHA-256 (hex) of that log as read, or NULL */
+	char *key_line;             /* the key line of that log's failure, or NULL */
+	char *rung_values;          /* the values the rung's change was filled with when it
+				     * was tried ("name=value; ..."), or NULL: a rung is offered
+				     * again only when a later log gives it other values */
 	char *note;                 /* what the tool concluded, or NULL */
 	char *time;                 /* ISO-8601 UTC */
 };
@@ -102,7 +117,18 @@ struct skipped_rung {
 struct ruled_out {
 	enum pt_class cls;
 	char *subkind;              /* NULL: the whole class */
-	char *reason;               /* the evidence that ruled it out */
+	char *reason;               /* the evidence that ruled it out, for people */
+	enum ruling_source source;  /* where it came from, for the model */
+};
+
+/*
+ * A context the session knows holds for its program, asserted for every
+ * later log's classification: the kernel context seen in the first log
+ * (or named by --kernel FILE), and the backend context it ran on.
+ */
+struct session_assertion {
+	char *context;              /* a context id of the rules */
+	char *why;                  /* "the session's first log (line 8)", "--kernel k.py" */
 };
 
 /* One step of the class trajectory. */
@@ -134,12 +160,17 @@ struct session {
 	char *pre_debug;            /* FILE.pre-debug, may be NULL */
 	enum interp_answer interp;
 	struct verdict_snapshot first;
+	struct verdict_snapshot *latest; /* the latest log's diagnosis, or NULL while the first
+					  * log is the latest */
+	struct session_assertion *asserted;
+	size_t nasserted;
 	/* where the walk stands */
 	enum pt_class cls;
 	char *subkind;
 	char *fingerprint;
-	struct vars vars;           /* fill the rungs' change texts */
-	int same_streak;            /* consecutive "same" results in the current family run */
+	struct vars vars;           /* fill the rungs' change texts: the latest log's values,
+				     * with the earlier logs' facts where it states none */
+	int same_streak;            /* consecutive "same" results on rungs of one family */
 	char **exhausted;           /* "class/family" abandoned after SESSION_SAME_LIMIT sames */
 	size_t nexhausted;
 	struct attempt *attempts;
@@ -162,10 +193,28 @@ void session_free(struct session *s);
 
 /*
  * Start s from a verdict: snapshot the diagnosis, set the current class and
- * the first trajectory step. log names the log as the user gave it; now is
- * the ISO-8601 time (session_txn_now()).
+ * the first trajectory step, and keep the contexts later logs are read
+ * with (struct session_assertion). log names the log as the user gave it;
+ * now is the ISO-8601 time (session_txn_now()); rs reads an interpret-mode
+ * log's answer.
  */
-void session_begin(struct session *s, const struct verdict *v, const char *log, const char *now);
+void session_begin(struct session *s, const struct ruleset *rs, const struct verdict *v,
+		   const char *log, const char *now);
+
+/*
+ * What the session knows about its program, for classifying its next log:
+ * its asserted contexts and its values (the facts of the earlier logs).
+ * Borrows from s (and kernel_why, may be NULL: --kernel FILE given now,
+ * asserted too); release with session_known_release().
+ */
+struct session_known {
+	struct log_known k;
+	struct context_assertion *a;   /* owned array; its strings are borrowed, but for why */
+	char *why;                     /* owned: "--kernel FILE" of a session that kept none */
+};
+void session_known_init(struct session_known *sk, const struct session *s,
+			const struct ruleset *rs, const char *kernel_why);
+void session_known_release(struct session_known *sk);
 
 
 /* Messages the model wants shown, and what happened, for the command layer. */
@@ -175,7 +224,7 @@ enum news_flags {
 	NEWS_CAP = 1 << 2,          /* ... because attempt SESSION_ATTEMPT_CAP was used */
 	NEWS_EXHAUSTED = 1 << 3,    /* ... because no rung is left */
 	NEWS_FAMILY = 1 << 4,       /* same error SESSION_SAME_LIMIT times: moved on */
-	NEWS_CLASS = 1 << 5,        /* the class changed */
+	NEWS_CLASS = 1 << 5,        /* the class changed (not only the subkind) */
 	NEWS_SAME_FP = 1 << 6,      /* a "new" log had the same fingerprint */
 	NEWS_RULED_OUT = 1 << 7,    /* ... because every explanation of the class is ruled out */
 };
@@ -188,6 +237,8 @@ struct session_news {
 
 #define SESSION_NEWS_INIT { 0, NULL, 0 }
 void session_news_release(struct session_news *nw);
+/* Append a line to nw (NULL: nothing). */
+void session_news_add(struct session_news *nw, const char *fmt, ...) PT_PRINTF(2, 3);
 
 /*
  * Record the interpret-mode answer and re-rank (session_interp.c):
@@ -200,15 +251,16 @@ void session_news_release(struct session_news *nw);
  * the same test is not shown again. Returns -1 (err: PT_EXIT_USAGE) if
  * already answered.
  */
-int session_interpret(struct session *s, enum interp_answer a, struct session_news *nw,
-		      struct pt_err *err);
+int session_interpret(struct session *s, const struct ruleset *rs, enum interp_answer a,
+		      struct session_news *nw, struct pt_err *err);
 
 /*
  * The log itself is interpret-mode output (the verdict's `interpret-mode`
  * context held) and shows the failure: that is the answer "reproduces",
  * recorded as such without asking. Nothing when already answered.
  */
-void session_interpret_from_log(struct session *s, struct session_news *nw);
+void session_interpret_from_log(struct session *s, const struct ruleset *rs,
+				struct session_news *nw);
 
 /*
  * Is the interpret-mode question worth asking now? Not when it is answered,
@@ -227,6 +279,13 @@ size_t session_plan(const struct session *s, const struct ruleset *rs, const str
 /* The first rung of session_plan() (borrowed from rs), or NULL when none is left. */
 const struct rung *session_next_rung(const struct session *s, const struct ruleset *rs);
 
+/*
+ * The rung to default to when the user names none: the next one, or, when
+ * the walk stands on no ladder (the last log showed no failure the rules
+ * know), SESSION_RUNG_CUSTOM. NULL when no rung is left.
+ */
+const char *session_default_rung(const struct session *s, const struct ruleset *rs);
+
 /* What the user reports for one rung. */
 struct attempt_in {
 	const char *rung;           /* rung id, or SESSION_RUNG_CUSTOM */
@@ -237,10 +296,17 @@ struct attempt_in {
 };
 
 /*
- * Record one answer. For RESULT_NEW, nv is the re-classified new log (may be
- * NULL when there is none). Sets status and news: fixed -> resolved; attempt
- * SESSION_ATTEMPT_CAP or no rung left -> blocked. Returns -1 with err
- * (PT_EXIT_USAGE for an unknown rung, PT_EXIT_FINDING when the session is
+ * Record one answer. nv (may be NULL) is the log the change gave, classified
+ * with session_known_init(): whatever the result, its values become the
+ * session's (the latest numbers, chip and JAX version) and its diagnosis the
+ * latest. The log is evidence: "new" with the fingerprint the session stands
+ * on counts as "same", "same" with another failure as "new" (the note says
+ * so), and "fixed" with a log that shows a Pallas failure is refused. Sets
+ * status and news: fixed -> resolved; attempt SESSION_ATTEMPT_CAP, no rung
+ * left on a known class's ladder, or every explanation ruled out ->
+ * blocked. A log the rules cannot name moves the walk off every ladder
+ * without stopping it. Returns -1 with err (PT_EXIT_USAGE for an unknown
+ * rung or a contradicted "fixed", PT_EXIT_FINDING when the session is
  * closed) and leaves s untouched.
  */
 int session_record(struct session *s, const struct ruleset *rs, const struct attempt_in *in,
@@ -252,14 +318,30 @@ int session_record(struct session *s, const struct ruleset *rs, const struct att
  * ruled out already; news says so. Returns true when an entry was added.
  */
 bool session_rule_out(struct session *s, enum pt_class c, const char *subkind, const char *reason,
-		      struct session_news *nw);
+		      enum ruling_source src, struct session_news *nw);
 
 /* Did an attempt move the failure to another class? */
 bool session_class_changed(const struct session *s);
 
-/* After a class change or interpret answer: block the session if no rung is left. */
+/*
+ * After a class change or interpret answer: block the session if no rung is
+ * left on the ladder of the class it stands on. Not while it stands on no
+ * ladder (class unknown): it waits for the next log.
+ */
 void session_check_exhausted(struct session *s, const struct ruleset *rs, struct session_news *nw);
 
+/* Is the walk waiting for a log, on no ladder (the last log showed no failure the rules know)? */
+bool session_off_ladder(const struct session *s);
+
+/*
+ * The unfinished attempt (s->pending) the walk fills one answer at a time;
+ * strings are copied. start() begins one on rung (dropping any other);
+ * a log path "" records "no log"; digest may be NULL.
+ */
+void session_pending_start(struct session *s, const char *rung);
+void session_pending_set_result(struct session *s, enum attempt_result r);
+void session_pending_set_change(struct session *s, const char *change);
+void session_pending_set_log(struct session *s, const char *path, const char *digest);
 void session_pending_clear(struct session *s);
 
 /*
@@ -269,16 +351,15 @@ void session_pending_clear(struct session *s);
 int session_save_pre_debug(struct session *s, const char *kernel, bool *existed,
 			   struct pt_err *err);
 
-/* --- persistence (session_json.c) --- */
+/* --- the directory and its lock (session_lock.c), which uses no other part of the store --- */
 
-/* True when dir holds a session file. */
-bool session_exists(const char *dir);
-/* True when dir holds a session that loads and is in progress (read without the lock). */
-bool session_in_progress(const char *dir);
 /* Could a session be kept in dir: it is a writable directory, or can be created? */
 bool session_dir_writable(const char *dir);
-
-/* --- the directory and its lock (session_lock.c) --- */
+/*
+ * Where the report files of the session in dir go: the directory that holds
+ * dir (the working directory for SESSION_DIR). Returns a new string.
+ */
+char *session_report_dir(const char *dir);
 
 /*
  * Open dir as a directory (creating it first when create), refusing a
@@ -307,10 +388,18 @@ int session_subdir_open(int dfd, const char *dir, const char *name, bool create,
 int session_lock(const char *dir, struct pt_err *err);
 void session_unlock(int fd);
 
+/* --- persistence (session_json.c), on the directory above --- */
+
+/* True when dir holds a session file. */
+bool session_exists(const char *dir);
+/* True when dir holds a session that loads and is in progress (read without the lock). */
+bool session_in_progress(const char *dir);
 /*
  * Load dir/session.json into a new session (free with session_free()).
  * A missing file: PT_EXIT_FINDING; a corrupt file or one from a newer
  * schema: PT_EXIT_DATA, with a message naming the field; the file is kept.
+ * A file of schema_version 1 is read as it was written (ruled_out sources
+ * from their reasons) and saved as the current schema.
  */
 int session_load(const char *dir, struct session **out, struct pt_err *err);
 int session_parse(const char *text, size_t len, const char *name, struct session **out,
@@ -319,6 +408,7 @@ int session_parse(const char *text, size_t len, const char *name, struct session
 char *session_format(const struct session *s);
 /* Write dir/session.json atomically; the caller holds the lock. */
 int session_save(const struct session *s, const char *dir, struct pt_err *err);
+
 /* --- the archive (session_archive.c); the caller holds the lock --- */
 
 /*
@@ -416,9 +506,9 @@ struct session_opened {
  * kernel fails (PT_EXIT_DATA) before anything is archived. Release o with
  * session_opened_release().
  */
-int session_open_for(struct session_txn *t, const char *dir, const struct verdict *v,
-		     const struct session_log *log, const char *kernel, const char *fixed_now,
-		     struct session_opened *o, struct pt_err *err);
+int session_open_for(struct session_txn *t, const struct ruleset *rs, const char *dir,
+		     const struct verdict *v, const struct session_log *log, const char *kernel,
+		     const char *fixed_now, struct session_opened *o, struct pt_err *err);
 void session_opened_release(struct session_opened *o);
 
 /*
@@ -431,9 +521,9 @@ void session_opened_release(struct session_opened *o);
  * (o->result_log): the session is opened as it is, and a piped log is kept
  * as the next attempt's log (o->saved) for the caller to record.
  */
-int session_open_loop(struct session_txn *t, const char *dir, const struct verdict *v,
-		      const struct session_log *log, const char *kernel, const char *fixed_now,
-		      struct session_opened *o, struct pt_err *err);
+int session_open_loop(struct session_txn *t, const struct ruleset *rs, const char *dir,
+		      const struct verdict *v, const struct session_log *log, const char *kernel,
+		      const char *fixed_now, struct session_opened *o, struct pt_err *err);
 
 /*
  * What log v says about the last change: RESULT_SAME when its failure has
@@ -467,11 +557,6 @@ int session_commit(struct session_txn *t, const struct ruleset *rs, bool redact,
 int session_txn_save_log(struct session_txn *t, const char *stem, const char *data, size_t len,
 			 char **path, char *digest, struct pt_err *err);
 
-/*
- * Where the report files of the session in dir go: the directory that holds
- * dir (the working directory for SESSION_DIR). Returns a new string.
- */
-char *session_report_dir(const char *dir);
 
 /* Unlock and free t->s; t may be unopened or failed. */
 void session_txn_release(struct session_txn *t);

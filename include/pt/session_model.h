@@ -9,8 +9,6 @@
 #include "pt/diag.h"
 #include "pt/session.h"
 
-/* Append a line to nw (NULL: nothing). */
-void session_news_add(struct session_news *nw, const char *fmt, ...) PT_PRINTF(2, 3);
 
 /* Is class c (subkind: that subkind, NULL: the whole class) ruled out? */
 bool session_ruled_out_has(const struct session *s, enum pt_class c, const char *subkind);
@@ -23,11 +21,14 @@ bool session_ruled_out_has(const struct session *s, enum pt_class c, const char 
 void session_move_to(struct session *s, enum pt_class c, const char *subkind, const char *verb,
 		     const char *why, struct session_news *nw);
 
-/* A numerics verdict not yet split into precision and logic (no subkind, or "mismatch"). */
-bool session_numerics_undecided(const struct session *s);
-
-/* Was ruling r made by an interpret-mode answer (asked, or read from the log)? */
-bool session_ruling_from_interpret(const struct ruled_out *r);
+/*
+ * The diagnosis stands on a subkind ruled out, or on an undecided one, of
+ * a class with explanations (classes.yaml): move it to the class's first
+ * explanation not ruled out (verb and why as in session_move_to()), or,
+ * when none is left, stop with that finding (session_escalate_ruled_out()).
+ */
+void session_settle(struct session *s, const struct ruleset *rs, const char *verb,
+		    const char *why, struct session_news *nw);
 
 /*
  * Every explanation of the current class is ruled out (both numerics

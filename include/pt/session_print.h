@@ -34,7 +34,8 @@ void session_print_interpret(FILE *out, const struct ruleset *rs, const struct s
 			     bool again);
 
 /* Why the walk does not ask the interpret-mode question (the class's
- * `interpret` is `not-modelled`); nothing when it asks or was answered. */
+ * `interpret` is `not-modelled`); nothing when it asks or was answered,
+ * or when the walk was on this class's ladder before (it was said then). */
 void session_print_no_interpret(FILE *out, const struct ruleset *rs, const struct session *s);
 
 /* The news of a change, one "  * " line each. */

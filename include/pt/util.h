@@ -63,6 +63,8 @@ int util_mkdirs(const char *path, struct pt_err *err);
 
 bool util_is_dir(const char *path);
 bool util_is_file(const char *path);
+/* Does the NULL-terminated list v (may be NULL) hold s? */
+bool util_strv_has(char *const *v, const char *s);
 
 /*
  * The names in dir that keep() accepts (all when keep is NULL), without

@@ -10,9 +10,12 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "logread.h"
 #include "pt/session.h"
 #include "pt/sha256.h"
 #include "pt/session_print.h"
+#include "pt/term.h"
+#include "pt/xalloc.h"
 
 static int cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx);
 
@@ -28,7 +31,9 @@ const struct cmd_entry cmd_attempt_entry = {
 	"  --change TEXT      what was changed (default: the rung's suggested change)\n"
 	"  --result R         fixed, same, new (a different error) or n-a (the rung does\n"
 	"                     not apply; no attempt is used)\n"
-	"  --log FILE         with --result new: the new log, re-classified and recorded\n"
+	"  --log FILE         the log the change gave ('-': stdin, kept in the session):\n"
+	"                     classified with what the session knows, its numbers are\n"
+	"                     the next rung's; a log the session has is not recorded again\n"
 	"  --interpret ANS    answer the interpret-mode question: yes, no or skip\n"
 	"  --redact           mask home paths and host names in a report written now\n"
 	"  --json             print the session status as JSON\n"
@@ -95,8 +100,9 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct attempt_args *a)
 		return cmd_usage_error(e, "say what happened: --result R, or --interpret ANS");
 	if (!a->have_result && (a->in.rung || a->in.change || a->in.log))
 		return cmd_usage_error(e, "--rung, --change and --log go with --result");
-	if (a->in.log && a->in.result != RESULT_NEW)
-		return cmd_usage_error(e, "--log goes with --result new");
+	if (a->in.log && a->in.result == RESULT_NA)
+		return cmd_usage_error(e, "--log goes with a result: n-a uses no attempt, so no "
+				       "log belongs to it");
 	return 0;
 }
 
@@ -107,16 +113,78 @@ print_json_text(char *text)
 	free(text);
 }
 
-static int
-record(struct session_txn *t, const struct ruleset *rs, unsigned threads,
-       struct attempt_args *a, struct session_news *nw, struct pt_err *err)
+/* What changed, when the walk stood on no ladder and nobody said. */
+#define CHANGE_UNSTATED "not stated (no rung was shown: the log before showed no failure " \
+	"the rules know)"
+
+/* Which of s's logs has this digest: "its first log", "attempt N's log"; NULL: none. */
+static char *
+log_seen(const struct session *s, const char *digest)
 {
-	struct session *s = t->s;
-	const struct rung *next;
-	char digest[SHA256_HEX_LEN + 1];
-	struct verdict nv;
-	bool have = false;
+	if (!*digest)
+		return NULL;
+	if (s->log_digest && strcmp(s->log_digest, digest) == 0)
+		return xstrdup("its first log");
+	for (size_t i = 0; i < s->nattempts; i++)
+		if (s->attempts[i].log_digest && strcmp(s->attempts[i].log_digest, digest) == 0)
+			return xasprintf("the log of attempt %d", s->attempts[i].n);
+	return NULL;
+}
+
+/*
+ * Read --log with what the session knows; keep a copy of standard input
+ * (a pipe cannot be read again). Returns 1 when the session has this log
+ * already (nothing is to be recorded; nw says so), 0 when nv is filled.
+ */
+static int
+read_log(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a,
+	 struct logread *lr, struct verdict *nv, struct session_news *nw, char **kept,
+	 struct pt_err *err)
+{
+	struct session_known sk;
+	char *seen;
 	int rc;
+
+	lr->path = a->in.log;
+	lr->name = strcmp(a->in.log, "-") == 0 ? "<stdin>" : a->in.log;
+	lr->keep = true;
+	session_known_init(&sk, t->s, ctx->rules, NULL);
+	rc = logread_run(lr, ctx, &sk.k, nv, err);
+	session_known_release(&sk);
+	if (rc < 0)
+		return -1;
+	if ((seen = log_seen(t->s, lr->digest))) {
+		session_news_add(nw, "this log is already in the session (%s): nothing was "
+				 "recorded", seen);
+		free(seen);
+		verdict_release(nv);
+		return 1;
+	}
+	if (strcmp(a->in.log, "-") == 0) {
+		if (!lr->kept_all)
+			pt_warn("the log kept in the session is its first %u MiB",
+				LOGREAD_KEEP_MAX >> 20);
+		if (session_txn_save_log(t, NULL, lr->kept.data, lr->kept.len, kept, NULL, err) < 0) {
+			verdict_release(nv);
+			return -1;
+		}
+		a->in.log = *kept;
+	}
+	a->in.log_digest = lr->digest;
+	return 0;
+}
+
+static int
+record(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a,
+       struct session_news *nw, struct pt_err *err)
+{
+	const struct ruleset *rs = ctx->rules;
+	struct session *s = t->s;
+	struct logread lr;
+	struct verdict nv;
+	char *kept = NULL;
+	bool have = false;
+	int rc = -1;
 
 	if (s->status != SESSION_IN_PROGRESS)
 		return pt_err_set(err, PT_EXIT_FINDING, "the session is %s after %zu attempt%s: "
@@ -124,27 +192,35 @@ record(struct session_txn *t, const struct ruleset *rs, unsigned threads,
 				  "over with 'pallas-triage session reset'",
 				  session_status_name(s->status), s->nattempts,
 				  s->nattempts == 1 ? "" : "s");
-	if (a->interp != INTERP_UNASKED && session_interpret(s, a->interp, nw, err) < 0)
+	if (a->interp != INTERP_UNASKED && session_interpret(s, rs, a->interp, nw, err) < 0)
 		return -1;
 	if (!a->have_result) {
 		session_check_exhausted(s, rs, nw);
 		return 0;
 	}
 	if (!a->in.rung) {
-		if (!(next = session_next_rung(s, rs)))
+		if (!(a->in.rung = session_default_rung(s, rs)))   /* borrowed from rs */
 			return pt_err_set(err, PT_EXIT_USAGE, "no rung is left to try: name one "
 					  "with --rung, or use --rung custom");
-		a->in.rung = next->id;   /* borrowed from rs, which outlives this */
+		if (strcmp(a->in.rung, SESSION_RUNG_CUSTOM) == 0 && !a->in.change)
+			a->in.change = CHANGE_UNSTATED;
 	}
-	if (a->in.result == RESULT_NEW && a->in.log) {
-		if (classify_path_digest(rs, a->in.log, s->kernel, threads, digest, &nv, err) < 0)
-			return -1;
+	logread_init(&lr);
+	if (a->in.log) {
+		int got = read_log(t, ctx, a, &lr, &nv, nw, &kept, err);
+
+		if (got != 0) {
+			rc = got < 0 ? -1 : 0;
+			goto out;
+		}
 		have = true;
-		a->in.log_digest = digest;
 	}
 	rc = session_record(s, rs, &a->in, have ? &nv : NULL, session_txn_now(t), nw, err);
+out:
 	if (have)
 		verdict_release(&nv);
+	logread_release(&lr);
+	free(kept);
 	return rc;
 }
 
@@ -183,7 +259,7 @@ cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (session_open_locked(&t, cmd_session_dir(ctx), ctx->env.now, &err) < 0)
 		goto fail;
 	before = t.s->nattempts;
-	if (record(&t, ctx->rules, ctx->env.threads, &a, &nw, &err) < 0 ||
+	if (record(&t, ctx, &a, &nw, &err) < 0 ||
 	    session_commit(&t, ctx->rules, a.redact, &err) < 0)
 		goto fail;
 	if (a.json) {

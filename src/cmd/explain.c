@@ -89,8 +89,13 @@ explain_rung(FILE *out, struct api_render *ar, const struct rung *r, size_t k)
 		fprintf(out, "     change: %s\n", b.data);
 	}
 	fprintf(out, "     expect: %s\n", r->expect);
-	if (r->subkinds)
-		fprintf(out, "     only for: %s\n", r->subkinds[0]);
+	/* every subkind: the walk offers the rung for each of them */
+	if (r->subkinds) {
+		fputs("     only for:", out);
+		for (char **sk = r->subkinds; *sk; sk++)
+			fprintf(out, "%s %s", sk == r->subkinds ? "" : ",", *sk);
+		fputc('\n', out);
+	}
 	if (r->backends && !strv_has_gpu_only(r->backends)) {
 		fputs("     only on:", out);
 		/* the platform names only stand in for an unknown backend */
@@ -164,8 +169,9 @@ explain_rule(FILE *out, const struct rule *r, bool reflow)
 	print_block(out, "explanation:", r->explain, reflow);
 	fprintf(out, "\npatterns:\n");
 	for (size_t i = 0; i < r->npats; i++) {
-		fprintf(out, "  %-4s ", r->pats[i]->role == PAT_ANY ? "any" :
-		       r->pats[i]->role == PAT_ALL ? "all" : "none");
+		static const char *const role[] = { "any", "all", "none", "capture" };
+
+		fprintf(out, "  %-4s ", role[r->pats[i]->role]);
 		term_puts_untrusted(out, r->pats[i]->src);
 		fputc('\n', out);
 	}

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the log a command was given; see logread.h. */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "logread.h"
+#include "pt/xalloc.h"
 
 /* Which signal ended a pipe; a handler may only set a flag. */
 static volatile sig_atomic_t logread_signal;
@@ -46,6 +48,27 @@ stdin_streams(void)
 }
 
 void
+known_ctx_init(struct known_ctx *k, const struct pt_ctx *ctx, const char *kernel, bool session)
+{
+	const char *dir = cmd_session_dir(ctx);
+
+	memset(k, 0, sizeof(*k));
+	if (session && session_in_progress(dir) && session_load(dir, &k->s, NULL) < 0)
+		k->s = NULL;
+	k->kernel_why = kernel ? xasprintf("--kernel %s", kernel) : NULL;
+	session_known_init(&k->sk, k->s, ctx->rules, k->kernel_why);
+}
+
+void
+known_ctx_release(struct known_ctx *k)
+{
+	session_known_release(&k->sk);
+	session_free(k->s);
+	free(k->kernel_why);
+	memset(k, 0, sizeof(*k));
+}
+
+void
 logread_init(struct logread *lr)
 {
 	memset(lr, 0, sizeof(*lr));
@@ -55,7 +78,7 @@ logread_init(struct logread *lr)
 }
 
 int
-logread_run(struct logread *lr, const struct pt_ctx *ctx, const char *kernel,
+logread_run(struct logread *lr, const struct pt_ctx *ctx, const struct log_known *known,
 	    struct verdict *v, struct pt_err *err)
 {
 	struct log_watch w = { tap, stop, lr };
@@ -75,7 +98,7 @@ logread_run(struct logread *lr, const struct pt_ctx *ctx, const char *kernel,
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, &old);
 	}
-	rc = classify_path_watch(ctx->rules, lr->path, kernel, ctx->env.threads, &w, v, err);
+	rc = classify_path_watch(ctx->rules, lr->path, known, ctx->env.threads, &w, v, err);
 	if (streams)
 		sigaction(SIGINT, &old, NULL);
 	lr->interrupted = logread_signal != 0;

@@ -41,13 +41,29 @@ struct logread {
 	struct sha256 hash;
 };
 
+/*
+ * What is known before a log is read: --kernel FILE (kernel, may be NULL)
+ * and, with session, the session in progress in the session directory
+ * (its asserted contexts and facts), read without the lock. A session
+ * that does not load is left alone: the command that opens it says why.
+ */
+struct known_ctx {
+	struct session *s;          /* owned, or NULL */
+	char *kernel_why;           /* "--kernel FILE", or NULL */
+	struct session_known sk;    /* sk.k is what classify takes */
+};
+void known_ctx_init(struct known_ctx *k, const struct pt_ctx *ctx, const char *kernel,
+		    bool session);
+void known_ctx_release(struct known_ctx *k);
+
 /* Start: the caller sets path, name, echo_to and keep after this. */
 void logread_init(struct logread *lr);
 /*
- * Read and classify lr->path with kernel (--kernel, may be NULL) into v;
+ * Read and classify lr->path into v, with known (may be NULL: contexts
+ * asserted by --kernel or by the session in progress, and its facts);
  * returns classify_path()'s result. Colour for the echo as ctx says.
  */
-int logread_run(struct logread *lr, const struct pt_ctx *ctx, const char *kernel,
+int logread_run(struct logread *lr, const struct pt_ctx *ctx, const struct log_known *known,
 		struct verdict *v, struct pt_err *err);
 /* The log as the session store takes it (borrowing from lr). */
 struct session_log logread_session_log(const struct logread *lr);

@@ -17,19 +17,29 @@
 #include "pt/session.h"
 #include "pt/xalloc.h"
 
-/* With a session here, (re)write the report files from it. Returns 0 when
- * there is no session (the files already there are posted), -1 on error. */
+/*
+ * With a session here, (re)write its report files (report_write_files()
+ * names them: a report of another session is never overwritten). Without
+ * one, the files already there are posted. *md and *json get the paths
+ * (free()). Returns -1 on error.
+ */
 static int
-write_report_files(struct pt_ctx *ctx, const char *report_dir, bool redact, struct pt_err *err)
+write_report_files(struct pt_ctx *ctx, const char *report_dir, bool redact, char **md,
+		   char **json, struct pt_err *err)
 {
 	struct session *s = NULL;
 	struct report r;
 	int rc;
 
-	if (session_load(cmd_session_dir(ctx), &s, err) < 0)
-		return err->status == PT_EXIT_FINDING ? 0 : -1;
+	if (session_load(cmd_session_dir(ctx), &s, err) < 0) {
+		if (err->status != PT_EXIT_FINDING)
+			return -1;
+		*md = xasprintf("%s/%s", report_dir, REPORT_MD_FILE);
+		*json = xasprintf("%s/%s", report_dir, REPORT_JSON_FILE);
+		return 0;
+	}
 	report_build(&r, s, ctx->rules, redact);
-	rc = report_write_files(&r, report_dir, NULL, NULL, err);
+	rc = report_write_files(&r, report_dir, md, json, err);
 	report_release(&r);
 	session_free(s);
 	return rc;
@@ -42,8 +52,7 @@ cmd_report_post(const char *url, bool allow_http, bool redact, struct pt_ctx *ct
 	struct pt_err err = PT_ERR_INIT;
 	struct buf payload = BUF_INIT;
 	struct http_opts ho;
-	char *shown = NULL, *report_dir = NULL;
-	const char *where;
+	char *shown = NULL, *report_dir = NULL, *md = NULL, *json = NULL;
 	int rc;
 
 	if (http_check_url(url, allow_http, &err) < 0)
@@ -55,10 +64,8 @@ cmd_report_post(const char *url, bool allow_http, bool redact, struct pt_ctx *ct
 	ho.bearer = ctx->env.token;
 	ho.progress = stderr;
 	report_dir = session_report_dir(cmd_session_dir(ctx));
-	/* the files are named as the user will look for them: no "./" in front */
-	where = strcmp(report_dir, ".") == 0 ? "" : report_dir;
-	if (write_report_files(ctx, report_dir, redact, &err) < 0 ||
-	    report_post_payload(report_dir, &payload, &err) < 0) {
+	if (write_report_files(ctx, report_dir, redact, &md, &json, &err) < 0 ||
+	    report_post_payload(md, json, &payload, &err) < 0) {
 		rc = pt_report(&err);
 		goto out;
 	}
@@ -66,20 +73,20 @@ cmd_report_post(const char *url, bool allow_http, bool redact, struct pt_ctx *ct
 	fflush(stdout);
 	if (http_post_json(url, payload.data, payload.len, &res, &ho, &err) < 0) {
 		rc = pt_report(&err);
-		fprintf(stderr, "pallas-triage: the report is kept in %s%s%s and %s%s%s\n", where,
-			*where ? "/" : "", REPORT_MD_FILE, where, *where ? "/" : "", REPORT_JSON_FILE);
+		fprintf(stderr, "pallas-triage: the report is kept in %s and %s\n", md, json);
 		goto out;
 	}
 	printf("posted the escalation report to %s (HTTP %ld%s)\n", shown, res.status,
 	       res.attempts > 1 ? ", after retries" : "");
-	printf("the report is also in %s%s%s and %s%s%s\n", where, *where ? "/" : "", REPORT_MD_FILE,
-	       where, *where ? "/" : "", REPORT_JSON_FILE);
+	printf("the report is also in %s and %s\n", md, json);
 	rc = PT_EXIT_OK;
 out:
 	http_response_release(&res);
 	buf_release(&payload);
 	free(shown);
 	free(report_dir);
+	free(md);
+	free(json);
 	http_global_cleanup();
 	return rc;
 }

@@ -344,7 +344,8 @@ rules_export_run(int argc, char **argv, struct pt_ctx *ctx)
 	for (size_t i = 0; i < ctx->rules->npatterns; i++) {
 		const struct pattern *p = ctx->rules->patterns[i];
 
-		if (p->role == PAT_NONE || (specific && !marks_failure_line(ctx->rules, p)))
+		if (p->role == PAT_NONE || p->role == PAT_CAPTURE ||
+		    (specific && !marks_failure_line(ctx->rules, p)))
 			continue;
 		/* \xNN is also how PCRE2 writes a byte: the pattern means the same */
 		term_puts_untrusted(stdout, p->src);

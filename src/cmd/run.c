@@ -302,7 +302,7 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 	if (a->sweep) {
 		if (sum->sv->ruled_cls != CLASS_COUNT)
 			session_rule_out(s, sum->sv->ruled_cls, sum->sv->ruled_subkind,
-					 sum->sv->ruled_reason, NULL);
+					 sum->sv->ruled_reason, RULING_RUN, NULL);
 	} else if (rsn->rung && !run_is_attempt(run_attempt_result(s, sum->passed, v),
 						     a->change || a->rung)) {
 		rsn->reproduced = true;
@@ -319,7 +319,8 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 		int rec;
 
 		in.log = log;
-		rec = session_record(s, rs, &in, in.result == RESULT_NEW ? v : NULL,
+		/* a run that passed is fixed whatever else its output shows */
+		rec = session_record(s, rs, &in, in.result == RESULT_FIXED ? NULL : v,
 				     session_txn_now(&rsn->t), &rsn->nw, err);
 		free(log);
 		if (rec < 0)
@@ -507,6 +508,7 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct buf conclusion = BUF_INIT, lines = BUF_INIT;
 	struct run_summary sum;
 	struct verdict v;
+	struct session_known sk;
 	bool have_v = false;
 	char *source = NULL;
 	int rc;
@@ -515,9 +517,14 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 		return rc < 0 ? PT_EXIT_OK : rc;
 	if ((rc = cmd_load_rules(ctx)) != 0)
 		return rc;
+	session_known_init(&sk, NULL, ctx->rules, NULL);
 	if (session_prepare(&a, ctx, &rsn, &err) < 0)
 		goto fail;
+	/* the run is the next run of the session's program: read it as such */
+	session_known_release(&sk);
+	session_known_init(&sk, rsn.t.s, ctx->rules, NULL);
 	all = classifier_new(ctx->rules);
+	classifier_assert_contexts(all, sk.k.asserted, sk.k.nasserted);
 	if (run_commands(&a, &rsn, ctx->rules, all, &rn, &err) < 0)
 		goto fail;     /* cannot be started: nothing is recorded */
 	if (rn.interrupted) {
@@ -530,6 +537,7 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 	run_judge(rn.rec, rn.n, a.sweep, &cmp, &sv, &conclusion, &lines);
 	classifier_feed(all, lines.data, lines.len);
 	classifier_finish(all, &v);
+	verdict_assume_facts(ctx->rules, &v, &sk.k);
 	verdict_derive(ctx->rules, &v);
 	have_v = true;
 	if (rn.n == 1) {
@@ -562,6 +570,7 @@ out:
 	buf_release(&conclusion);
 	buf_release(&lines);
 	free(source);
+	session_known_release(&sk);
 	session_release(&rsn);
 	return rc;
 }

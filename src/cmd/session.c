@@ -263,6 +263,7 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct session_opened opened = { 0 };
 	struct session_args a;
 	struct wrap_out wo;
+	struct known_ctx known;
 	struct logread lr;
 	struct session_log sl;
 	struct verdict v;
@@ -280,7 +281,11 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	lr.path = argv[optind];
 	lr.name = strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind];
 	lr.keep = true;
-	if (logread_run(&lr, ctx, a.kernel, &v, &err) < 0) {
+	/* a start reads its log alone: it begins, or resumes, by this log's failure */
+	known_ctx_init(&known, ctx, a.kernel, false);
+	rc = logread_run(&lr, ctx, &known.sk.k, &v, &err);
+	known_ctx_release(&known);
+	if (rc < 0) {
 		logread_release(&lr);
 		return pt_report(&err);
 	}
@@ -288,12 +293,12 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	cmd_wrap_open(&wo, a.json ? stderr : stdout);
 	sl = logread_session_log(&lr);
 	logread_warn_cut(&lr);
-	if (session_open_for(&t, cmd_session_dir(ctx), &v, &sl, a.kernel, ctx->env.now, &opened,
-			     &err) < 0)
+	if (session_open_for(&t, ctx->rules, cmd_session_dir(ctx), &v, &sl, a.kernel, ctx->env.now,
+			     &opened, &err) < 0)
 		goto fail;
 	session_print_opened(wo.fp, cmd_session_dir(ctx), t.s, &opened);
 	if (ans != INTERP_UNASKED && t.s->interp == INTERP_UNASKED &&
-	    session_interpret(t.s, ans, &nw, &err) < 0)
+	    session_interpret(t.s, ctx->rules, ans, &nw, &err) < 0)
 		goto fail;
 	session_check_exhausted(t.s, ctx->rules, &nw);
 	if (session_commit(&t, ctx->rules, false, &err) < 0)

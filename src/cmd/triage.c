@@ -260,6 +260,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 {
 	struct pt_err err = PT_ERR_INIT;
 	struct triage_args a;
+	struct known_ctx known;
 	struct logread lr;
 	struct verdict v;
 	bool walk;
@@ -275,7 +276,11 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	/* the echo is for people: programs reading JSON or annotations want the answer */
 	lr.echo_to = a.quiet || a.format != FORMAT_TEXT ? NULL : stdout;
 	lr.keep = walk || session_exists(cmd_session_dir(ctx));
-	if (logread_run(&lr, ctx, a.wo.kernel, &v, &err) < 0) {
+	/* a session in progress knows the program this log is the next run of */
+	known_ctx_init(&known, ctx, a.wo.kernel, true);
+	rc = logread_run(&lr, ctx, &known.sk.k, &v, &err);
+	known_ctx_release(&known);
+	if (rc < 0) {
 		logread_release(&lr);
 		return pt_report(&err);
 	}

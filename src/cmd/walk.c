@@ -60,7 +60,8 @@ struct walk {
 };
 
 /* How a step of the walk ended. */
-enum walk_end { END_NONE, END_QUIT, END_EOF, END_STOP, END_ERROR };
+enum walk_end { END_NONE, END_QUIT, END_EOF, END_STOP, END_ERROR,
+		END_WAIT };            /* on no ladder: the next run's log is needed */
 
 static void
 put_untrusted(FILE *out, const char *s)
@@ -269,7 +270,7 @@ ask_interpret(struct walk *w, struct pt_err *err)
 					     "answer yes, no or skip (or quit)");
 		}
 	}
-	if (session_interpret(w->t.s, a, &nw, err) < 0)
+	if (session_interpret(w->t.s, w->rs, a, &nw, err) < 0)
 		return END_ERROR;
 	session_check_exhausted(w->t.s, w->rs, &nw);
 	session_print_news(w->out, &nw);
@@ -299,13 +300,17 @@ ask_result(struct walk *w, const struct rung *r, int *res)
 			print_unknown_answer(w, names, ARRAY_SIZE(names), "type help");
 			continue;
 		}
+		if (c->act == ACT_RESULT && !r && c->result == RESULT_NA) {
+			fputs("  no rung was shown, so there is nothing to be not applicable\n", w->out);
+			continue;
+		}
 		if (c->act == ACT_RESULT) {
 			*res = c->result;
 			return END_NONE;
 		}
 		if (c->act == ACT_QUIT)
 			return END_QUIT;
-		if (c->act == ACT_SHOW)
+		if (c->act == ACT_SHOW && r)
 			session_print_rung(w->out, w->t.s, w->rs, r);
 		else if (c->act == ACT_LADDER)
 			print_plan(w);
@@ -316,17 +321,27 @@ ask_result(struct walk *w, const struct rung *r, int *res)
 	}
 }
 
+/* What changed, when the walk stood on no ladder and nobody said. */
+#define CHANGE_UNSTATED "not stated (no rung was shown: the log before showed no failure " \
+	"the rules know)"
+
+/* r NULL: an attempt off the ladder, with no change to suggest. */
 static int
 ask_change(struct walk *w, const struct rung *r)
 {
+	char *change;
 	int end;
 
-	fputs("  what did you change? (Enter: the change shown above)\n", w->out);
+	fputs(r ? "  what did you change? (Enter: the change shown above)\n"
+		: "  what did you change? (Enter: not stated)\n", w->out);
 	if ((end = ask(w, "changed> ", false)) != END_NONE)
 		return end;
-	free(w->t.s->pending.change);
-	w->t.s->pending.change = *w->line ? xstrdup(w->line)
-					: ladder_change_text(w->rs, r, &w->t.s->vars, NULL);
+	if (*w->line)
+		change = xstrdup(w->line);
+	else
+		change = r ? ladder_change_text(w->rs, r, &w->t.s->vars, NULL) : xstrdup(CHANGE_UNSTATED);
+	session_pending_set_change(w->t.s, change);
+	free(change);
 	return END_NONE;
 }
 
@@ -339,11 +354,9 @@ save_paste(struct walk *w, const struct buf *paste, struct pt_err *err)
 
 	if (session_txn_save_log(&w->t, NULL, paste->data, paste->len, &path, digest, err) < 0)
 		return END_ERROR;
-	free(w->t.s->pending.log);
-	free(w->t.s->pending.log_digest);
-	w->t.s->pending.log = path;
-	w->t.s->pending.log_digest = xstrdup(digest);
+	session_pending_set_log(w->t.s, path, digest);
 	fprintf(w->out, "  saved the pasted log as %s\n", path);
+	free(path);
 	return END_NONE;
 }
 
@@ -384,8 +397,7 @@ ask_log(struct walk *w, struct pt_err *err)
 		if ((end = ask(w, "log> ", false)) != END_NONE)
 			return end;
 		if (!*w->line || util_is_file(w->line)) {
-			free(w->t.s->pending.log);
-			w->t.s->pending.log = xstrdup(w->line);
+			session_pending_set_log(w->t.s, w->line, NULL);
 			return END_NONE;
 		}
 		if (!looks_like_path(w->line))
@@ -425,28 +437,35 @@ print_new_verdict(FILE *out, const struct verdict *v)
 	}
 }
 
+/* r NULL: the attempt is off the ladder (pending.rung is SESSION_RUNG_CUSTOM). */
 static int
 finish_attempt(struct walk *w, const struct rung *r, struct pt_err *err)
 {
 	struct session_news nw = SESSION_NEWS_INIT;
 	const struct pending *p = &w->t.s->pending;
 	struct attempt_in in = {
-		.rung = r->id, .change = p->change, .result = (enum attempt_result)p->result,
+		.rung = r ? r->id : SESSION_RUNG_CUSTOM, .change = p->change,
+		.result = (enum attempt_result)p->result,
 		.log = p->log && *p->log ? p->log : NULL, .log_digest = p->log_digest,
 	};
 	char digest[SHA256_HEX_LEN + 1];
+	struct session_known sk;
 	struct verdict nv;
 	bool have = false;
 	int rc;
 
-	if (in.result == RESULT_NEW && in.log) {
-		if (classify_path_digest(w->rs, in.log, w->t.s->kernel, w->o->threads, digest, &nv,
-					 err) < 0)
+	/* any result's log is read: its numbers are the next rung's */
+	if (in.log && in.result != RESULT_NA) {
+		session_known_init(&sk, w->t.s, w->rs, NULL);
+		rc = classify_path_digest(w->rs, in.log, &sk.k, w->o->threads, digest, &nv, err);
+		session_known_release(&sk);
+		if (rc < 0)
 			return END_ERROR;
 		have = true;
 		if (!in.log_digest)
 			in.log_digest = digest;
-		print_new_verdict(w->out, &nv);
+		if (in.result == RESULT_NEW)
+			print_new_verdict(w->out, &nv);
 	}
 	rc = session_record(w->t.s, w->rs, &in, have ? &nv : NULL, session_txn_now(&w->t), &nw,
 			    err);
@@ -463,6 +482,13 @@ finish_attempt(struct walk *w, const struct rung *r, struct pt_err *err)
 	return save(w, err);
 }
 
+/* An unfinished attempt off the ladder: the log of a run after the walk stood on none. */
+static bool
+pending_custom(const struct walk *w)
+{
+	return w->t.s->pending.rung && strcmp(w->t.s->pending.rung, SESSION_RUNG_CUSTOM) == 0;
+}
+
 /* The rung to show: the one an unfinished attempt was about, else the next. */
 static const struct rung *
 current_rung(struct walk *w)
@@ -473,12 +499,24 @@ current_rung(struct walk *w)
 	for (size_t i = 0; w->t.s->pending.rung && i < n; i++)
 		if (strcmp(plan[i]->id, w->t.s->pending.rung) == 0)
 			r = plan[i];
-	if (!r) {
+	if (!r && !pending_custom(w)) {
 		session_pending_clear(w->t.s);
 		r = n ? plan[0] : NULL;
 	}
 	free(plan);
 	return r;
+}
+
+/*
+ * Off every ladder (the last log showed no failure the rules know): there
+ * is no rung to ask about, and the walk waits for the next run's log. It
+ * says what to capture and stops, keeping the session in progress.
+ */
+static int
+wait_for_log(struct walk *w)
+{
+	session_print_next(w->out, w->t.s, w->rs, NULL);
+	return END_WAIT;
 }
 
 static int
@@ -488,17 +526,19 @@ step(struct walk *w, struct pt_err *err)
 	const struct rung *r = current_rung(w);
 	int end, res;
 
-	if (!r) {
+	if (!r && !pending_custom(w)) {
+		if (session_off_ladder(w->t.s))
+			return wait_for_log(w);
 		session_check_exhausted(w->t.s, w->rs, NULL);
 		return END_NONE;
 	}
-	session_print_rung(w->out, w->t.s, w->rs, r);
+	if (r)
+		session_print_rung(w->out, w->t.s, w->rs, r);
 	if (p->result < 0) {
 		if ((end = ask_result(w, r, &res)) != END_NONE)
 			return end;
-		free(p->rung);
-		p->rung = xstrdup(r->id);
-		p->result = res;
+		session_pending_start(w->t.s, r ? r->id : SESSION_RUNG_CUSTOM);
+		session_pending_set_result(w->t.s, (enum attempt_result)res);
 		if ((end = save(w, err)) != END_NONE)
 			return end;
 	} else {
@@ -619,6 +659,12 @@ walk_conclude(struct walk *w, int end, struct pt_err *err)
 			sig == SIGINT ? "interrupted" : sig ? "stopped" : "lost the terminal");
 		return sig ? 128 + sig : PT_EXIT_SYSTEM;
 	}
+	if (end == END_WAIT) {
+		fprintf(w->out, "\nthe session is saved (%zu of %d attempts used) and waits for the "
+			"next run: pipe its whole output in again (python k.py 2>&1 | pallas-triage)\n",
+			s->nattempts, SESSION_ATTEMPT_CAP);
+		return PT_EXIT_OK;
+	}
 	fprintf(w->out, "\nthe session is saved (%zu of %d attempts used); 'pallas-triage session "
 		"resume' goes on\n", s->nattempts, SESSION_ATTEMPT_CAP);
 	return PT_EXIT_OK;
@@ -662,22 +708,24 @@ static void
 take_result(struct walk *w, const struct verdict *v, const struct session_log *log,
 	    const struct session_opened *o)
 {
-	struct pending *p = &w->t.s->pending;
 	const struct rung *r = current_rung(w);
+	const char *id = r ? r->id : session_off_ladder(w->t.s) ? SESSION_RUNG_CUSTOM : NULL;
 	int res = session_result_of(w->t.s, v);
 
-	if (!r)
+	if (!id)
 		return;         /* no rung left: the walk stops at once and says so */
-	free(p->rung);
-	free(p->log);
-	free(p->log_digest);
-	p->rung = xstrdup(r->id);
-	p->result = res;
-	p->log = xstrdup(o->saved ? o->saved : log->name);
-	p->log_digest = dup_or_null(o->saved_digest ? o->saved_digest : log->digest);
+	session_pending_start(w->t.s, id);
+	if (res >= 0)   /* else the walk asks */
+		session_pending_set_result(w->t.s, (enum attempt_result)res);
+	session_pending_set_log(w->t.s, o->saved ? o->saved : log->name,
+				o->saved_digest ? o->saved_digest : log->digest);
 	w->result_from_log = res >= 0;
-	fprintf(w->out, "\nthis log is the result of attempt %zu (%s): ", w->t.s->nattempts + 1,
-		r->id);
+	if (r)
+		fprintf(w->out, "\nthis log is the result of attempt %zu (%s): ",
+			w->t.s->nattempts + 1, r->id);
+	else
+		fprintf(w->out, "\nthis log is the result of attempt %zu (off the ladder: no rung "
+			"was shown): ", w->t.s->nattempts + 1);
 	if (res == RESULT_SAME)
 		fputs("the same error as before\n", w->out);
 	else if (res == RESULT_NEW)
@@ -723,7 +771,7 @@ walk_loop(const struct ruleset *rs, const struct verdict *v, const struct sessio
 		return vrc;
 	}
 	if (walk_setup(&w, rs, o, &err) < 0 ||
-	    session_open_loop(&w.t, dir, v, log, o->kernel, o->fixed_now, &opened, &err) < 0) {
+	    session_open_loop(&w.t, rs, dir, v, log, o->kernel, o->fixed_now, &opened, &err) < 0) {
 		show(arg, true, NULL);
 		rc = pt_report(&err);
 	} else {

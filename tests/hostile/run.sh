@@ -274,7 +274,7 @@ bad_session() { # NAME MESSAGE-REGEX (the file is already in place)
 }
 head -c 700 good.json >.pallas-triage/session.json
 bad_session truncated "invalid JSON near byte"
-sed 's/"schema_version": 1/"schema_version": 99/' good.json >.pallas-triage/session.json
+sed 's/"schema_version": [0-9]*/"schema_version": 99/' good.json >.pallas-triage/session.json
 bad_session "future version" "written by a newer pallas-triage (schema_version 99"
 : >.pallas-triage/session.json
 bad_session "empty file" "invalid JSON"

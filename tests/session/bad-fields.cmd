@@ -7,8 +7,8 @@ try() { # a sed program that breaks the good file
 	sed "$1" good.json >.pallas-triage/session.json
 	$PT session status >/dev/null; echo "exit $?"
 }
-try 's/"schema_version": 1/"schema_version": 2/'
-try 's/"schema_version": 1/"schema_version": "1"/'
+try 's/"schema_version": 2/"schema_version": 3/'
+try 's/"schema_version": 2/"schema_version": "2"/'
 try '/"schema_version"/d'
 try 's/"result": "same"/"result": "maybe"/'
 try 's/"result": "same"/"result": 3/'
@@ -20,3 +20,6 @@ try 's/"ruled_out": \[/"ruled_out": [ 7, /'
 try 's/"skipped": \[\]/"skipped": {}/'
 try 's/^}$/} trailing/'
 try 's/"log_digest": "[0-9a-f]*"/"log_digest": "not-a-digest"/'
+try 's/"source": "interpret"/"source": "hearsay"/'
+try 's/"asserted": \[\]/"asserted": [{"context": 3}]/'
+try 's/"latest": null/"latest": []/'

@@ -3,7 +3,7 @@ $PT session start --interpret no cap.log >/dev/null
 $PT attempt; echo "exit $?"
 $PT attempt --result maybe; echo "exit $?"
 $PT attempt --interpret perhaps; echo "exit $?"
-$PT attempt --log layout.log --result same; echo "exit $?"
+$PT attempt --log layout.log --result n-a; echo "exit $?"
 $PT attempt --rung no.such-rung --result same; echo "exit $?"
 $PT attempt --rung custom --result same; echo "exit $?"
 $PT attempt --rung custom --change x --result n-a; echo "exit $?"

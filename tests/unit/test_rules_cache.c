@@ -148,6 +148,7 @@ same_rule(const struct rule *x, const struct rule *y)
 	I(tier);
 	V(requires);
 	V(excludes);
+	V(refine);
 	same_ints(w, "req_ctx", x->req_ctx, y->req_ctx);
 	same_ints(w, "exc_ctx", x->exc_ctx, y->exc_ctx);
 	for (size_t i = 0; i < x->npats && i < y->npats; i++)
@@ -194,6 +195,7 @@ same_rung(const char *w, const struct rung *x, const struct rung *y)
 	V(subkinds);
 	V(flags);
 	V(backends);
+	S(hypothesis);
 	I(index);
 	S(file);
 	I(line);
@@ -216,6 +218,15 @@ same_classes(const struct ruleset *a, const struct ruleset *b)
 		S(gpu_interpret_note);
 		S(explain);
 		V(next_steps);
+		for (int o = 0; o < OUTCOME_COUNT; o++) {
+			V(rules_out[o]);
+			V(moves_to[o]);
+			S(keeps[o]);
+		}
+		V(undecided);
+		V(explanations);
+		V(more_info);
+		V(fingerprint);
 		same_int(w, "ladder cls", a->ladders[c].cls, b->ladders[c].cls);
 		same_int(w, "nrungs", (long long)a->ladders[c].nrungs, (long long)b->ladders[c].nrungs);
 		for (size_t i = 0; i < a->ladders[c].nrungs && i < b->ladders[c].nrungs; i++)
@@ -273,6 +284,7 @@ same_tables(const struct ruleset *a, const struct ruleset *b)
 	same_int("ruleset", "nfiles", (long long)a->nfiles, (long long)b->nfiles);
 	for (size_t i = 0; i < a->nfiles && i < b->nfiles; i++)
 		same_str("ruleset", "files", a->files[i], b->files[i]);
+	same_strv("ruleset", "more_info", a->more_info, b->more_info);
 }
 
 static void
@@ -440,16 +452,16 @@ test_struct_sizes(void)
 	CHECK_INTEQ(sizeof(t), (n)); \
 } while (0)
 	SIZE(struct pattern, 56);
-	SIZE(struct rule, 216);
+	SIZE(struct rule, 224);
 	SIZE(struct context_def, 168);
 	SIZE(struct confidence_policy, 24);
-	SIZE(struct class_def, 64);
+	SIZE(struct class_def, 144);
 	SIZE(struct flag_def, 40);
-	SIZE(struct rung, 112);
+	SIZE(struct rung, 120);
 	SIZE(struct ladder, 32);
 	SIZE(struct code_def, 40);
 	SIZE(struct fact_def, 40);
-	SIZE(struct ruleset, 800);
+	SIZE(struct ruleset, 1288);
 	SIZE(struct chip, 152);
 	SIZE(struct chip_matmul, 24);
 	SIZE(struct chip_dispute, 24);
@@ -479,6 +491,10 @@ test_coverage(const struct ruleset *rs)
 		{ "chip.matmul", false }, { "chip.disputes", false }, { "dtype.unsupported", false }, { "dtype.note", false },
 		{ "api.render", false }, { "api.removed", false }, { "api.deprecated", false }, { "api.replaced_by", false },
 		{ "api.note", false }, { "gap.when", false }, { "policy.kernel_context", false },
+		{ "class.rules_out", false }, { "class.moves_to", false }, { "class.keeps", false },
+		{ "class.undecided", false }, { "class.explanations", false }, { "class.more_info", false },
+		{ "rung.hypothesis", false }, { "ruleset.more_info", false },
+		{ "class.fingerprint", false }, { "rule.capture", false }, { "rule.refine", false },
 		{ "context.sets", false }, { "class.gpu_interpret_note", false },
 		{ "rung.backends", false }, { "rung.unless", false }, { "rule.observed", false },
 	};
@@ -552,6 +568,28 @@ test_coverage(const struct ruleset *rs)
 	for (size_t i = 0; rs->api && i < rs->api->ngaps; i++)
 		c[34].seen |= rs->api->gaps[i]->nwhen > 0;
 	c[35].seen = rs->policy.kernel_context != NULL;
+	for (int cl = 0; cl < CLASS_COUNT; cl++) {
+		const struct class_def *cd = &rs->classes[cl];
+
+		for (int o = 0; o < OUTCOME_COUNT; o++) {
+			c[36].seen |= cd->rules_out[o] != NULL;
+			c[37].seen |= cd->moves_to[o] != NULL;
+			c[38].seen |= cd->keeps[o] != NULL;
+		}
+		c[39].seen |= cd->undecided != NULL;
+		c[40].seen |= cd->explanations != NULL;
+		c[41].seen |= cd->more_info != NULL;
+		for (size_t i = 0; i < rs->ladders[cl].nrungs; i++)
+			c[42].seen |= rs->ladders[cl].rungs[i].hypothesis != NULL;
+	}
+	c[43].seen = rs->more_info != NULL;
+	for (int cl = 0; cl < CLASS_COUNT; cl++)
+		c[44].seen |= rs->classes[cl].fingerprint != NULL;
+	for (size_t i = 0; i < rs->nrules; i++)
+		for (size_t j = 0; j < rs->rules[i]->npats; j++)
+			c[45].seen |= rs->rules[i]->pats[j]->role == PAT_CAPTURE;
+	for (size_t i = 0; i < rs->nrules; i++)
+		c[46].seen |= rs->rules[i]->refine != NULL;
 	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
 		if (!c[k].seen)
 			fprintf(stderr, "no entry of the test set has %s: the round trip cannot "

@@ -294,12 +294,12 @@ test_session(void)
 	CHECK(run_is_attempt(RESULT_NEW, false));
 	CHECK(run_is_attempt(RESULT_FIXED, false));
 
-	CHECK(session_rule_out(s, CLASS_NUMERICS, "logic", "sweep", NULL));
-	CHECK(!session_rule_out(s, CLASS_NUMERICS, "logic", "again", NULL));
-	CHECK(session_rule_out(s, CLASS_NUMERICS, "precision", "other", NULL));
+	CHECK(session_rule_out(s, CLASS_NUMERICS, "logic", "sweep", RULING_RUN, NULL));
+	CHECK(!session_rule_out(s, CLASS_NUMERICS, "logic", "again", RULING_RUN, NULL));
+	CHECK(session_rule_out(s, CLASS_NUMERICS, "precision", "other", RULING_RUN, NULL));
 	CHECK_INTEQ(s->nruled, 2);
-	CHECK(session_rule_out(s, CLASS_LAYOUT, NULL, "whole class", NULL));
-	CHECK(!session_rule_out(s, CLASS_LAYOUT, "block", "covered by the whole class", NULL));
+	CHECK(session_rule_out(s, CLASS_LAYOUT, NULL, "whole class", RULING_RUN, NULL));
+	CHECK(!session_rule_out(s, CLASS_LAYOUT, "block", "covered by the whole class", RULING_RUN, NULL));
 	CHECK_INTEQ(s->nruled, 3);
 	session_free(s);
 }

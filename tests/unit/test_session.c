@@ -19,6 +19,9 @@
 
 #define NOW "2026-01-02T03:04:05Z"
 
+/* The fixture rules, for the helpers that need the method (the interpret partition). */
+static const struct ruleset *RS;
+
 static struct ruleset *
 load_rules(void)
 {
@@ -59,7 +62,7 @@ start(enum pt_class c, const char *subkind, const char *fp)
 	struct verdict v;
 
 	fake_verdict(&v, c, subkind, fp);
-	session_begin(s, &v, "run.log", NOW);
+	session_begin(s, RS, &v, "run.log", NOW);
 	vars_release(&v.vars);
 	return s;
 }
@@ -94,28 +97,29 @@ test_names(void)
 static void
 test_partition(void)
 {
+	const struct ruleset *rs = RS;
 	struct session_news nw = SESSION_NEWS_INIT;
 	struct pt_err err = PT_ERR_INIT;
 	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
 
-	CHECK(session_interpret(s, INTERP_REPRODUCES, &nw, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_REPRODUCES, &nw, &err) == 0);
 	CHECK_INTEQ(s->cls, CLASS_NUMERICS);
 	CHECK_STREQ(s->subkind, "logic");
 	CHECK_INTEQ(s->nruled, 3);
 	CHECK_INTEQ(s->ntraj, 2);
 	CHECK(nw.flags & NEWS_CLASS);
-	CHECK(session_interpret(s, INTERP_NO_REPRO, &nw, &err) < 0);
+	CHECK(session_interpret(s, rs, INTERP_NO_REPRO, &nw, &err) < 0);
 	CHECK_INTEQ(err.status, PT_EXIT_USAGE);
 	session_news_release(&nw);
 	session_free(s);
 
 	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
-	CHECK(session_interpret(s, INTERP_NO_REPRO, NULL, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_NO_REPRO, NULL, &err) == 0);
 	CHECK_STREQ(s->subkind, "precision");
 	session_free(s);
 
 	s = start(CLASS_SYNCHRONIZATION, "race", "sync-1");
-	CHECK(session_interpret(s, INTERP_NO_REPRO, NULL, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_NO_REPRO, NULL, &err) == 0);
 	CHECK_INTEQ(s->cls, CLASS_SYNCHRONIZATION);
 	session_free(s);
 }
@@ -127,20 +131,23 @@ test_family_and_cap(const struct ruleset *rs)
 	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1");
 	const struct rung **plan = NULL;
 
+	/* three "same" in a row, but one of them in another family: no family ends */
 	CHECK(record(s, rs, "capacity.raise-limit", RESULT_SAME, NULL, &nw) == 0);
 	CHECK(record(s, rs, "capacity.halve-minor", RESULT_SAME, NULL, &nw) == 0);
-	CHECK(!(nw.flags & NEWS_FAMILY));
 	CHECK(record(s, rs, "capacity.halve-second", RESULT_SAME, NULL, &nw) == 0);
+	CHECK(!(nw.flags & NEWS_FAMILY));
+	CHECK_INTEQ(s->same_streak, 2);
+	CHECK(record(s, rs, "capacity.halve-both", RESULT_SAME, NULL, &nw) == 0);
 	CHECK(nw.flags & NEWS_FAMILY);
 	CHECK_INTEQ(s->nexhausted, 1);
 	CHECK_STREQ(s->exhausted[0], "capacity/block-size");
 	CHECK(session_plan(s, rs, &plan) > 0);
-	CHECK_STREQ(plan[0]->id, "capacity.single-buffer");   /* halve-both was skipped */
+	CHECK_STREQ(plan[0]->id, "capacity.single-buffer");
 	free(plan);
 	CHECK(record(s, rs, "capacity.single-buffer", RESULT_NA, NULL, &nw) == 0);
-	CHECK_INTEQ(s->nattempts, 3);
+	CHECK_INTEQ(s->nattempts, 4);
 	CHECK_INTEQ(s->nskipped, 1);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 5; i++)
 		CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_SAME, NULL, &nw) == 0);
 	CHECK_INTEQ(s->nattempts, 9);
 	CHECK_INTEQ(s->status, SESSION_IN_PROGRESS);
@@ -196,7 +203,7 @@ test_new_class_asks_again(const struct ruleset *rs)
 
 	fake_verdict(&logic, CLASS_NUMERICS, "logic", "numerics-3");
 	fake_verdict(&layout, CLASS_LAYOUT, "block-shape", "layout-2");
-	CHECK(session_interpret(s, INTERP_NO_REPRO, NULL, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_NO_REPRO, NULL, &err) == 0);
 	CHECK_INTEQ(s->nruled, 1);                  /* numerics/logic */
 	CHECK(!session_class_changed(s));
 	/* the same class again: nothing is reset */
@@ -211,8 +218,8 @@ test_new_class_asks_again(const struct ruleset *rs)
 	CHECK(note && strstr(note, "interpret-mode answer (does-not-reproduce) was about the "
 			     "capacity failure"));
 	/* answered again: a second answer is allowed once, for the new failure */
-	CHECK(session_interpret(s, INTERP_REPRODUCES, NULL, &err) == 0);
-	CHECK(session_interpret(s, INTERP_REPRODUCES, NULL, &err) < 0);
+	CHECK(session_interpret(s, rs, INTERP_REPRODUCES, NULL, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_REPRODUCES, NULL, &err) < 0);
 	CHECK_INTEQ(s->nruled, 3);                  /* layout, capacity, numerics/precision */
 	/* layout was ruled out by that answer; a layout log drops the answer's
 	 * rulings, and says the log showed a ruled-out class only when the ruling
@@ -222,8 +229,8 @@ test_new_class_asks_again(const struct ruleset *rs)
 	CHECK_INTEQ(s->nruled, 0);
 	CHECK_INTEQ(s->interp, INTERP_UNASKED);
 	/* a ruling from evidence (a precision sweep) that a new log contradicts */
-	CHECK(session_rule_out(s, CLASS_NUMERICS, "precision", "the sweep says so", NULL));
-	CHECK(!session_rule_out(s, CLASS_NUMERICS, "precision", "again", NULL));
+	CHECK(session_rule_out(s, CLASS_NUMERICS, "precision", "the sweep says so", RULING_RUN, NULL));
+	CHECK(!session_rule_out(s, CLASS_NUMERICS, "precision", "again", RULING_RUN, NULL));
 	fake_verdict(&prec, CLASS_NUMERICS, "precision", "numerics-4");
 	CHECK(record(s, rs, SESSION_RUNG_CUSTOM, RESULT_NEW, &prec, &nw) == 0);
 	CHECK_INTEQ(s->nruled, 0);
@@ -256,7 +263,7 @@ test_round_trip(const struct ruleset *rs)
 	struct session *s = start(CLASS_CAPACITY, "scoped-vmem", "capacity-1"), *t = NULL;
 	char *a, *b;
 
-	session_interpret(s, INTERP_NO_REPRO, NULL, &err);
+	session_interpret(s, rs, INTERP_NO_REPRO, NULL, &err);
 	record(s, rs, "capacity.raise-limit", RESULT_SAME, NULL, NULL);
 	record(s, rs, "capacity.halve-minor", RESULT_NA, NULL, NULL);
 	s->pending.rung = strdup("capacity.halve-second");
@@ -360,7 +367,7 @@ test_txn(const struct ruleset *rs)
 	CHECK(!util_is_dir(dir));
 	session_txn_release(&t);
 	/* begin, then resume the same failure */
-	CHECK(session_open_for(&t, dir, &v, &run_log, NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, rs, dir, &v, &run_log, NULL, NOW, &o, &err) == 0);
 	CHECK(!o.resumed && !o.archived && t.s && session_exists(dir));
 	CHECK_STREQ(t.s->created, NOW);
 	session_opened_release(&o);
@@ -369,7 +376,7 @@ test_txn(const struct ruleset *rs)
 	CHECK_INTEQ(err.status, PT_EXIT_SYSTEM);
 	session_txn_release(&u);
 	session_txn_release(&t);
-	CHECK(session_open_for(&t, dir, &v, &run_log, NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, rs, dir, &v, &run_log, NULL, NOW, &o, &err) == 0);
 	CHECK(o.resumed && !o.archived);
 	session_opened_release(&o);
 	/* an attempt's log, then attempts up to the cap: the commit writes the report */
@@ -388,7 +395,7 @@ test_txn(const struct ruleset *rs)
 	CHECK_STREQ(t.s->updated, NOW);
 	session_txn_release(&t);
 	/* another failure: the closed session is archived, a new one begun */
-	CHECK(session_open_for(&t, dir, &other, &b_log, NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_for(&t, rs, dir, &other, &b_log, NULL, NOW, &o, &err) == 0);
 	CHECK(!o.resumed && o.archived && o.archived_other);
 	CHECK_INTEQ(o.archived_status, SESSION_BLOCKED);
 	CHECK(o.archived && util_is_file(o.archived));
@@ -425,7 +432,7 @@ test_contradiction(const struct ruleset *rs)
 	struct pt_err err = PT_ERR_INIT;
 	struct session *s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
 
-	CHECK(session_interpret(s, INTERP_NO_REPRO, &nw, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_NO_REPRO, &nw, &err) == 0);
 	CHECK_STREQ(s->subkind, "precision");
 	CHECK(!stands_on_ruled_out(s));
 	CHECK(record(s, rs, "numerics.precision-sweep", RESULT_SAME, NULL, &nw) == 0);
@@ -443,7 +450,7 @@ test_contradiction(const struct ruleset *rs)
 	CHECK(record(s, rs, "numerics.precision-sweep", RESULT_SAME, NULL, &nw) == 0);
 	CHECK_STREQ(s->subkind, "logic");
 	CHECK_INTEQ(s->status, SESSION_IN_PROGRESS);
-	CHECK(session_interpret(s, INTERP_NO_REPRO, &nw, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_NO_REPRO, &nw, &err) == 0);
 	CHECK(!stands_on_ruled_out(s));
 	CHECK_INTEQ(s->status, SESSION_BLOCKED);
 	CHECK(s->finding != NULL);
@@ -470,13 +477,13 @@ test_interpret_question(const struct ruleset *rs)
 	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
 	CHECK(session_interpret_applies(s, rs));
 	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") == 0);
-	CHECK(session_interpret(s, INTERP_SKIPPED, NULL, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_SKIPPED, NULL, &err) == 0);
 	/* skipped: the test was not run, so the rung still suggests it */
 	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") == 0);
 	CHECK(!session_interpret_applies(s, rs));
 	session_free(s);
 	s = start(CLASS_NUMERICS, "mismatch", "numerics-1");
-	CHECK(session_interpret(s, INTERP_REPRODUCES, NULL, &err) == 0);
+	CHECK(session_interpret(s, rs, INTERP_REPRODUCES, NULL, &err) == 0);
 	CHECK_STREQ(vars_get(&s->vars, "interpret_answered"), "reproduces");
 	CHECK((r = session_next_rung(s, rs)) && strcmp(r->id, "numerics.interpret-check") != 0);
 	session_free(s);
@@ -494,7 +501,7 @@ test_interpret_mode_log(const struct ruleset *rs)
 	fake_verdict(&v, CLASS_NUMERICS, "mismatch", "numerics-1");
 	v.contexts = &vc;
 	v.ncontexts = 1;
-	session_begin(s, &v, "run.log", NOW);
+	session_begin(s, rs, &v, "run.log", NOW);
 	CHECK_INTEQ(s->interp, INTERP_REPRODUCES);
 	CHECK_STREQ(s->subkind, "logic");
 	CHECK(!session_interpret_applies(s, rs));
@@ -502,7 +509,7 @@ test_interpret_mode_log(const struct ruleset *rs)
 	session_free(s);
 	vc.held = false;
 	s = session_new();
-	session_begin(s, &v, "run.log", NOW);
+	session_begin(s, rs, &v, "run.log", NOW);
 	CHECK_INTEQ(s->interp, INTERP_UNASKED);
 	session_free(s);
 	vars_release(&v.vars);
@@ -532,7 +539,7 @@ test_loop_store(const struct ruleset *rs)
 	CHECK(mkdtemp(tmpl) != NULL && chdir(tmpl) == 0);
 	fake_verdict(&v, CLASS_CAPACITY, "scoped-vmem", "capacity-1");
 	fake_verdict(&other, CLASS_LAYOUT, NULL, "layout-1");
-	CHECK(session_open_loop(&t, dir, &v, &first, NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_loop(&t, rs, dir, &v, &first, NULL, NOW, &o, &err) == 0);
 	CHECK(!o.resumed && !o.result_log && o.seen < 0);
 	CHECK(t.s && t.s->log_saved && util_is_file(t.s->log_saved));
 	CHECK(t.s && t.s->log_saved && strstr(t.s->log_saved, "logs/first-") != NULL);
@@ -540,12 +547,12 @@ test_loop_store(const struct ruleset *rs)
 	session_opened_release(&o);
 	session_txn_release(&t);
 	/* the same log again: resumed, not a result */
-	CHECK(session_open_loop(&t, dir, &v, &first, NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_loop(&t, rs, dir, &v, &first, NULL, NOW, &o, &err) == 0);
 	CHECK(o.resumed && o.seen == 0 && !o.result_log && !o.saved);
 	session_opened_release(&o);
 	session_txn_release(&t);
 	/* another log, even of another failure: a result, kept; nothing archived */
-	CHECK(session_open_loop(&t, dir, &other, &second, NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_loop(&t, rs, dir, &other, &second, NULL, NOW, &o, &err) == 0);
 	CHECK(o.result_log && !o.archived && o.saved && util_is_file(o.saved));
 	CHECK(o.saved && strstr(o.saved, "logs/attempt-1-") != NULL);
 	CHECK_INTEQ(t.s->first.cls, CLASS_CAPACITY);
@@ -556,7 +563,7 @@ test_loop_store(const struct ruleset *rs)
 	CHECK(session_commit(&t, rs, false, &err) == 0);
 	session_opened_release(&o);
 	session_txn_release(&t);
-	CHECK(session_open_loop(&t, dir, &other, &second, NULL, NOW, &o, &err) == 0);
+	CHECK(session_open_loop(&t, rs, dir, &other, &second, NULL, NOW, &o, &err) == 0);
 	CHECK(o.archived && !o.result_log && t.s->first.cls == CLASS_LAYOUT);
 	session_opened_release(&o);
 	session_txn_release(&t);
@@ -595,6 +602,7 @@ main(void)
 {
 	struct ruleset *rs = load_rules();
 
+	RS = rs;
 	test_names();
 	test_partition();
 	test_family_and_cap(rs);
