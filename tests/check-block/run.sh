@@ -1,8 +1,10 @@
 #!/bin/sh
-# Golden cases for `pallas-triage check-block`: NAME.args, NAME.expected, NAME.rc, NAME.stderr
-# (see tests/golden.sh). The numbers are worked out by hand in docs/calculators.md
-# and tests/unit/test_block.c.
+# `pallas-triage check-block`: the property table contract.tsv (arguments -> exit
+# status and --json fields), then the few full-text goldens of this directory
+# (NAME.args, NAME.expected, NAME.rc; see tests/golden.sh) for the
+# presentation. The numbers are worked out by hand in docs/calculators.md.
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/golden.sh"
+contract_table "$SRC/tests/check-block/contract.tsv" check-block
 golden_dir "$SRC/tests/check-block"
 finish
