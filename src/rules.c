@@ -15,6 +15,7 @@
 #include "pt/match.h"
 #include "pt/rules.h"
 #include "pt/rules_parse.h"
+#include "pt/run_texts.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
@@ -181,6 +182,7 @@ ruleset_free(struct ruleset *rs)
 	}
 	free(rs->facts);
 	contexts_free(rs);
+	run_texts_free(rs);
 	chiptab_free(rs->chips);
 	jaxapi_free(rs->api);
 	for (size_t i = 0; i < rs->nfiles; i++)
@@ -838,6 +840,7 @@ static const struct {
 	{ "codes", parse_codes_section },
 	{ "facts", parse_facts_section },
 	{ "contexts", contexts_parse_section },
+	{ "run_texts", run_texts_parse },
 };
 
 static int
@@ -903,7 +906,8 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", NULL,
+		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", "run_texts",
+		"run_pass", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -933,6 +937,8 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 	parse_chips(rs, root, name, d);
 	if ((sec = ynode_get(root, "confidence")))
 		confidence_parse(rs, sec, name, d);
+	if ((sec = ynode_get(root, "run_pass")))
+		run_pass_parse(rs, sec, name, d);
 	parse_jax_api(rs, root, name, d);
 out:
 	ydoc_release(&doc);
@@ -1010,6 +1016,7 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 				   class_name((enum pt_class)c));
 	check_ladder_refs(rs, d);
 	contexts_link(rs, d);
+	run_texts_finish(rs, d);
 	if (rs->chips)
 		chiptab_finish(rs->chips, d);
 	jaxapi_finish(rs->api, d);

@@ -111,6 +111,16 @@ json_run(struct json *o, const struct run_record *r, size_t i)
 			json_add_str(nums, run_number_names[k], r->numbers[k]);
 }
 
+/* The facts of the fact line, as strings (a machine reads them, as the rules do). */
+static void
+json_facts(struct json *o, const struct run_facts *f)
+{
+	struct json *obj = json_add_object(o, "facts");
+
+	for (size_t i = 0; f && i < f->nline; i++)
+		json_add_str(obj, f->v.v[i].name, f->v.v[i].value);
+}
+
 static void
 json_repeat(struct json *o, const struct run_summary *sum)
 {
@@ -133,6 +143,7 @@ json_repeat(struct json *o, const struct run_summary *sum)
 		if (cmp->number_differs[k])
 			json_push_str(arr, run_number_names[k]);
 	json_add_str(r, "text", sum->conclusion);
+	json_facts(r, sum->facts);
 }
 
 static void
@@ -148,6 +159,7 @@ json_sweep(struct json *o, const struct run_summary *sum)
 	s = json_add_object(o, "sweep");
 	json_add_str(s, "conclusion", sweep_kind_name(sv->kind));
 	json_add_str(s, "text", sv->text);
+	json_facts(s, sum->facts);
 	if (sv->ruled_cls == CLASS_COUNT) {
 		json_add_null(s, "rules_out");
 		return;
@@ -172,6 +184,9 @@ run_json_add(struct json *root, const struct run_summary *sum)
 		json_add_num(o, "timeout", sum->timeout);
 	else
 		json_add_null(o, "timeout");
+	json_add_str(o, "timeout_from", sum->timeout <= 0 ? NULL : sum->timeout_default ?
+		     "default" : "option");
+	json_add_bool(o, "interrupted", sum->interrupted);
 	json_add_bool(o, "passed", sum->passed);
 	arr = json_add_array(o, "runs");
 	for (size_t i = 0; i < sum->done; i++)

@@ -2,8 +2,8 @@
 # Terminal manners in a real pseudo-terminal (tmux), as a person meets them:
 # the edit-and-rerun loop through a pipe, pagers that must never be asked
 # anything, TERM=dumb, wrapping at 60 columns, a read-only directory, the
-# session kept elsewhere, did-you-mean for a command and for an answer, and a
-# hang streaming through a pipe.
+# session kept elsewhere, did-you-mean for a command and for an answer, a
+# hang streaming through a pipe, and Ctrl-C in `run`.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.sh"
 
@@ -156,4 +156,21 @@ check "hang: the program's lines come before the diagnosis" sh -c \
 	"a=\$(grep -n 'step 2: waiting on the DMA semaphore' '$T/hang.screen' | head -1 | cut -d: -f1) &&
 	 b=\$(grep -n 'interrupted while the log' '$T/hang.screen' | head -1 | cut -d: -f1) && [ \"\$a\" -lt \"\$b\" ]"
 check "hang: exit 130, no session" sh -c "grep -q '^EXIT=130' '$T/hang.screen' && test ! -e '$T/hang/.pallas-triage'"
+# 9. `run` at a terminal: Ctrl-C stops the command and diagnoses what it
+#    printed (here a VMEM OOM, then a wait that never ends), records nothing
+#    and exits 130.
+mkdir -p "$T/runint"
+cat >"$T/runint/oom-then-hang.sh" <<'EOF'
+echo 'jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem. tpu_custom_call pallas_call'
+echo 'waiting for the next step'
+sleep 60
+EOF
+start runint "\"\$PT\" --rules $SRC/rules run -- sh oom-then-hang.sh"
+wait_for "waiting for the next step" && sleep 0.3 && tm send-keys -t walk C-c &&
+	wait_for "EXIT=" && rc_ok=1 || rc_ok=0
+screen >"$T/runint.screen"
+check "run, Ctrl-C: what came is diagnosed" sh -c "[ $rc_ok = 1 ] && grep -q '^run: interrupted by SIGINT after 2 lines of output' '$T/runint.screen' &&
+	grep -q '^capacity/' '$T/runint.screen'"
+check "run, Ctrl-C: nothing recorded, and it says so" grep -q 'interrupted (SIGINT): the command was stopped; nothing was recorded' "$T/runint.screen"
+check "run, Ctrl-C: exit 130" grep -q '^EXIT=130' "$T/runint.screen"
 finish
