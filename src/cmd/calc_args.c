@@ -177,7 +177,7 @@ calc_parse_operands(const char *s, int *n_in, int *n_out)
 	if (strlen(s) >= sizeof(copy))
 		return -1;
 	memcpy(copy, s, strlen(s) + 1);
-	*n_in = *n_out = 0;
+	/* a part not given keeps the default the caller set: in:2 is in:2,out:1 */
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
 
@@ -189,6 +189,28 @@ calc_parse_operands(const char *s, int *n_in, int *n_out)
 			return -1;
 	}
 	return *n_in + *n_out > 0 ? 0 : -1;
+}
+
+int
+calc_want_limit(const struct cmd_entry *e, const char *s, unsigned long long floor,
+		const char *unit, unsigned long long *out)
+{
+	size_t n = strspn(s, "0123456789.");
+
+	if (vmem_parse_size(s, out) < 0 || *out == 0)
+		return cmd_usage_error(e, "--limit takes a size such as 32M, 48MiB, 227K or 33554432, "
+				       "not '%s'", s);
+	/* a bare number is bytes; one this small is almost surely in the unit limits are
+	 * written in: say so rather than compute with 16 bytes */
+	if (s[n] == '\0' && *out < floor && *out < 1024)
+		return cmd_usage_error(e, "--limit %s is %s bytes, less than any kernel needs: a "
+				       "number without a unit is bytes. Write %s%s for %s %siB, or %sB "
+				       "if bytes are meant", s, s, s, unit, s, unit, s);
+	if (s[n] == '\0' && *out < floor)
+		return cmd_usage_error(e, "--limit %s is %s bytes, less than any kernel needs: a "
+				       "number without a unit is bytes. Write its unit (K, M or G), or "
+				       "%sB if bytes are meant", s, s, s);
+	return 0;
 }
 
 const struct dtype *
