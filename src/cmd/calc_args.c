@@ -8,6 +8,7 @@
 #include "calc_args.h"
 #include "pt/buf.h"
 #include "pt/gpus.h"
+#include "pt/suggest.h"
 #include "pt/vmem.h"
 #include "pt/xalloc.h"
 
@@ -213,6 +214,33 @@ calc_want_limit(const struct cmd_entry *e, const char *s, unsigned long long flo
 	return 0;
 }
 
+/* Offer a name and its aliases. */
+static void
+offer_all(struct suggest *sg, const char *name, char *const *aliases)
+{
+	suggest_offer(sg, name);
+	for (char *const *a = aliases; a && *a; a++)
+		suggest_offer(sg, *a);
+}
+
+const char *
+calc_near(const struct chiptab *t, const char *word, bool dtype)
+{
+	struct suggest sg;
+
+	/* "v9" is no typo of "v2": two letters say too little */
+	if (!t || !word || strlen(word) < 3)
+		return NULL;
+	suggest_init(&sg, word);
+	for (size_t i = 0; dtype && i < t->ndtypes; i++)
+		offer_all(&sg, t->dtypes[i]->name, t->dtypes[i]->aliases);
+	for (size_t i = 0; !dtype && i < t->nchips; i++)
+		offer_all(&sg, t->chips[i]->name, t->chips[i]->aliases);
+	for (size_t i = 0; !dtype && i < t->ngpus; i++)
+		offer_all(&sg, t->gpus[i]->name, t->gpus[i]->aliases);
+	return suggest_best(&sg);
+}
+
 const struct dtype *
 calc_want_dtype(const struct chiptab *t, const char *s, bool gpu, struct pt_err *err)
 {
@@ -234,7 +262,8 @@ calc_operand(const struct cmd_entry *e, const char *opt, const char *arg,
 		return cmd_usage_error(e, "bad %s '%s': too long", opt, arg);
 	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
 	if (!(*dtype = colon ? calc_want_dtype(t, colon + 1, gpu, &err) : dflt))
-		return cmd_not_found(NULL, "bad %s '%s': %s", opt, arg, err.msg);
+		return cmd_not_found(calc_near(t, colon + 1, true), "bad %s '%s': %s", opt, arg,
+				     err.msg);
 	if (shape_parse(shape, dims, false, &err) < 0)
 		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
 	return 0;

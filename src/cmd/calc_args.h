@@ -113,6 +113,11 @@ int calc_parse_operands(const char *s, int *n_in, int *n_out);
 int calc_want_limit(const struct cmd_entry *e, const char *s, unsigned long long floor,
 		    const char *unit, unsigned long long *out);
 /*
+ * The dtype (dtype true) or chip/GPU name of t that word is probably a
+ * typo of, for "did you mean": borrowed from t, or NULL.
+ */
+const char *calc_near(const struct chiptab *t, const char *word, bool dtype);
+/*
  * A dtype by name. On a GPU any dtype of the table is taken; on a TPU the
  * ones Pallas TPU refuses (64-bit) are errors. NULL with err set.
  */

@@ -653,9 +653,10 @@ resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
 	memset(in, 0, sizeof(*in));
 	in->tab = t;
 	in->json = a->target.json;
-	if (chiptab_want_target(t, a->target.chip, &in->chip, &in->gpu, &err) < 0 ||
-	    !(in->dtype = calc_want_dtype(t, a->target.dtype, in->gpu != NULL, &err)))
-		return cmd_not_found(NULL, "%s", err.msg);
+	if (chiptab_want_target(t, a->target.chip, &in->chip, &in->gpu, &err) < 0)
+		return cmd_not_found(calc_near(t, a->target.chip, false), "%s", err.msg);
+	if (!(in->dtype = calc_want_dtype(t, a->target.dtype, in->gpu != NULL, &err)))
+		return cmd_not_found(calc_near(t, a->target.dtype, true), "%s", err.msg);
 	if (shape_parse(&in->block, a->target.block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	if (in->gpu)

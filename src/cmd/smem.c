@@ -357,7 +357,7 @@ resolve_gpu(const struct sm_args *a, const struct chiptab *t, struct sm_input *i
 	int rc;
 
 	if (chiptab_want_target(t, a->target.chip, &tpu, &in->gpu, &err) < 0)
-		return cmd_not_found(NULL, "%s", err.msg);
+		return cmd_not_found(calc_near(t, a->target.chip, false), "%s", err.msg);
 	if (tpu)
 		return cmd_usage_error(&cmd_smem_entry, "'%s' is a TPU: smem models GPU shared "
 				       "memory; use 'pallas-triage vmem' for TPU VMEM", a->target.chip);
@@ -409,7 +409,7 @@ resolve(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
 	if ((rc = resolve_gpu(a, t, in)) != 0 || (rc = resolve_counts(a, in)) != 0)
 		return rc;
 	if (!(s->dtype = calc_want_dtype(t, a->target.dtype, true, &err)))
-		return cmd_not_found(NULL, "%s", err.msg);
+		return cmd_not_found(calc_near(t, a->target.dtype, true), "%s", err.msg);
 	if (shape_parse(&s->block, a->target.block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	for (size_t i = 0; i < a->nother; i++, s->nother++)

@@ -447,9 +447,10 @@ resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
 	in->json = a->target.json;
 	s->n_in = s->n_out = 1;
 	s->buffers = 2;
-	if (!(s->chip = chiptab_want_chip(t, a->target.chip, &err)) ||
-	    !(s->dtype = chiptab_want_dtype(t, a->target.dtype, &err)))
-		return cmd_not_found(NULL, "%s", err.msg);
+	if (!(s->chip = chiptab_want_chip(t, a->target.chip, &err)))
+		return cmd_not_found(calc_near(t, a->target.chip, false), "%s", err.msg);
+	if (!(s->dtype = chiptab_want_dtype(t, a->target.dtype, &err)))
+		return cmd_not_found(calc_near(t, a->target.dtype, true), "%s", err.msg);
 	if (shape_parse(&s->block, a->target.block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	if (a->buffers && calc_small_int(a->buffers, 1, 16, &s->buffers) < 0)
