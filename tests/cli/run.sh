@@ -127,6 +127,17 @@ check "a mistyped chip suggests the chip" test "$(sugg $PT vmem --chip v6ee --bl
 check "a dtype in --scratch too" test "$(sugg $PT vmem --chip v5e --block 8,128 --dtype f32 --scratch 8,128:flaot32)" = "did you mean 'float32'?"
 check "an option far from any is not guessed" sh -c "$PT --no-input --zzzzzz x.log 2>&1 | grep -q 'unrecognized option' && ! $PT --no-input --zzzzzz x.log 2>&1 | grep -q 'did you mean'"
 
+# an empty pipe: the traceback went to stderr, which '|' does not carry
+python3 -c 'import sys; sys.stderr.write("Traceback (most recent call last):\n"); sys.exit(1)' 2>/dev/null |
+	$PT --no-input >"$T/pipe.out" 2>"$T/pipe.err"
+echo "rc=$?" >>"$T/pipe.out"
+check "an empty pipe says why: Python writes tracebacks to stderr" sh -c \
+	"grep -q 'Python writes tracebacks to standard error' '$T/pipe.err' && grep -qx '  python3 your_script.py 2>&1 | pallas-triage' '$T/pipe.err'"
+check "... and exits 3" grep -qx "rc=3" "$T/pipe.out"
+: >"$T/empty.log"
+$PT --no-input - <"$T/empty.log" >/dev/null 2>"$T/file.err"
+check "an empty file on stdin is no pipe: no 2>&1 hint" sh -c "grep -q \"'<stdin>' is empty\" '$T/file.err' && ! grep -q '2>&1' '$T/file.err'"
+
 # "not found" is no misuse of the command: the message (and a suggestion), no usage block
 $PT help sesion >"$T/nf.out" 2>&1
 check "help of a mistyped command suggests it, without the usage block" sh -c \

@@ -173,4 +173,13 @@ check "run, Ctrl-C: what came is diagnosed" sh -c "[ $rc_ok = 1 ] && grep -q '^r
 	grep -q '^capacity/' '$T/runint.screen'"
 check "run, Ctrl-C: nothing recorded, and it says so" grep -q 'interrupted (SIGINT): the command was stopped; nothing was recorded' "$T/runint.screen"
 check "run, Ctrl-C: exit 130" grep -q '^EXIT=130' "$T/runint.screen"
+# 10. Forgetting 2>&1 at a terminal: the traceback shows on the screen, the
+#     pipe brings nothing, and the tool says why and how to send both.
+mkdir -p "$T/nopipe"
+printf 'import sys\nsys.stderr.write("ValueError: bad block\\n")\nsys.exit(1)\n' >"$T/nopipe/k.py"
+start nopipe 'python3 k.py | "$PT"'
+wait_for "EXIT=" && rc_ok=1 || rc_ok=0
+screen >"$T/nopipe.screen"
+check "no 2>&1: the tool says Python writes tracebacks to stderr" sh -c "[ $rc_ok = 1 ] && grep -q 'Python writes tracebacks to standard error' '$T/nopipe.screen'"
+check "no 2>&1: it shows the 2>&1 form, and exits 3" sh -c "grep -q '^  python3 your_script.py 2>&1 | pallas-triage' '$T/nopipe.screen' && grep -q '^EXIT=3' '$T/nopipe.screen'"
 finish
