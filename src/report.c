@@ -300,7 +300,8 @@ build_more(struct report *r, const struct session *s)
 }
 
 static void
-flag_push(struct report *r, const struct flag_def *f, struct api_render *ar)
+flag_push(struct report *r, const struct flag_def *f, struct api_render *ar,
+	  const struct vars *vs)
 {
 	for (size_t i = 0; i < r->nflags; i++)
 		if (strcmp(r->flags[i].id, f->id) == 0)
@@ -308,7 +309,7 @@ flag_push(struct report *r, const struct flag_def *f, struct api_render *ar)
 	api_render_clear_notes(ar);
 	r->flags = xrealloc(r->flags, (r->nflags + 1) * sizeof(*r->flags));
 	r->flags[r->nflags].id = xstrdup(f->id);
-	r->flags[r->nflags].snippet = ladder_flag_render(ar, f);
+	r->flags[r->nflags].snippet = ladder_flag_render(ar, f, vs);
 	r->flags[r->nflags].why = f->why ? xstrdup(f->why) : NULL;
 	r->flags[r->nflags].note = ladder_api_notes(ar);
 	r->nflags++;
@@ -331,12 +332,12 @@ build_flags(struct report *r, const struct session *s, const struct ruleset *rs,
 				const struct flag_def *fd = ruleset_find_flag(rs, *f);
 
 				if (fd)
-					flag_push(r, fd, ar);
+					flag_push(r, fd, ar, &s->vars);
 			}
 	}
 	if (r->nflags == 0)
 		for (size_t i = 0; i < rs->nflags; i++)
-			flag_push(r, &rs->flags[i], ar);
+			flag_push(r, &rs->flags[i], ar, &s->vars);
 }
 
 void

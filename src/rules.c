@@ -155,6 +155,7 @@ ruleset_free(struct ruleset *rs)
 		free(cd->gpu_interpret_note);
 		free(cd->explain);
 		strv_free(cd->next_steps);
+		strv_free(cd->next_steps_run);
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
 			rung_release(&rs->ladders[c].rungs[i]);
 		free(rs->ladders[c].rungs);
@@ -531,7 +532,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 {
 	static const char *const keys[] = {
 		"name", "title", "summary", "interpret", "interpret_note", "gpu_interpret_note",
-		"explain", "next_steps", NULL,
+		"explain", "next_steps", "next_steps_run", NULL,
 	};
 	int ret = 0;
 
@@ -539,7 +540,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		const struct ynode *cn = list->items[i];
 		const char *name = NULL, *title = NULL, *summary = NULL, *interp = NULL,
 			   *note = NULL, *gnote = NULL, *explain = NULL;
-		char **next = NULL;
+		char **next = NULL, **next_run = NULL;
 		enum pt_class c;
 		struct class_def *cd;
 
@@ -556,14 +557,18 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		    ynode_want_str(cn, "interpret_note", false, &note, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "gpu_interpret_note", false, &gnote, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "explain", false, &explain, file, "a class", d) < 0 ||
-		    ynode_want_strv(cn, "next_steps", false, &next, NULL, file, "a class", d) < 0) {
+		    ynode_want_strv(cn, "next_steps", false, &next, NULL, file, "a class", d) < 0 ||
+		    ynode_want_strv(cn, "next_steps_run", false, &next_run, NULL, file, "a class",
+				    d) < 0) {
 			strv_free(next);
+			strv_free(next_run);
 			ret = -1;
 			continue;
 		}
 		if ((c = class_from_name(name)) == CLASS_COUNT) {
 			diag_error(d, file, cn->line, cn->col, "unknown class '%s'", name);
 			strv_free(next);
+			strv_free(next_run);
 			ret = -1;
 			continue;
 		}
@@ -574,12 +579,14 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 			diag_error(d, file, n->line, n->col,
 				   "interpret must be reproduces, not-modelled or partly, not '%s'", interp);
 			strv_free(next);
+			strv_free(next_run);
 			ret = -1;
 			continue;
 		}
 		if (rs->have_class[c]) {
 			diag_error(d, file, cn->line, cn->col, "class '%s' is defined twice", name);
 			strv_free(next);
+			strv_free(next_run);
 			ret = -1;
 			continue;
 		}
@@ -592,6 +599,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		cd->gpu_interpret_note = dup_or_null(gnote);
 		cd->explain = dup_or_null(explain);
 		cd->next_steps = next;
+		cd->next_steps_run = next_run;
 	}
 	return ret;
 }
@@ -633,13 +641,19 @@ parse_flags_section(struct ruleset *rs, const struct ynode *list, const char *fi
 	return ret;
 }
 
-/* A ${name} filled from the log; ${api:NAME} is spelled from the API table and always renders. */
+/*
+ * A ${name} filled from the log; ${api:NAME} is spelled from the API table
+ * and ${name|default} has its default: both always render.
+ */
 static bool
 has_value_placeholder(const char *s)
 {
-	for (const char *p = s; (p = strstr(p, "${")); p += 2)
-		if (strncmp(p, "${api:", 6) != 0)
+	for (const char *p = s; (p = strstr(p, "${")); p += 2) {
+		const char *end = strchr(p, '}'), *bar = strchr(p, '|');
+
+		if (strncmp(p, "${api:", 6) != 0 && !(bar && end && bar < end))
 			return true;
+	}
 	return false;
 }
 

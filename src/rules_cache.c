@@ -72,7 +72,7 @@ static const struct cache_field class_fields[] = {
 	CF_STR(struct class_def, title), CF_STR(struct class_def, summary),
 	CF_STR(struct class_def, interpret), CF_STR(struct class_def, interpret_note),
 	CF_STR(struct class_def, gpu_interpret_note), CF_STR(struct class_def, explain),
-	CF_STRV(struct class_def, next_steps),
+	CF_STRV(struct class_def, next_steps), CF_STRV(struct class_def, next_steps_run),
 };
 static const struct cache_field flag_fields[] = {
 	CF_STR(struct flag_def, id), CF_STR(struct flag_def, snippet), CF_STR(struct flag_def, why),

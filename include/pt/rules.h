@@ -140,6 +140,8 @@ struct class_def {
 	char *title, *summary, *interpret, *interpret_note, *explain;
 	char *gpu_interpret_note;  /* the same for a GPU kernel (GPU interpret mode), or NULL */
 	char **next_steps;         /* what to capture or try next, NULL-terminated or NULL */
+	char **next_steps_run;     /* the same under a verdict of `run` (the value `command` is
+				    * set: run captured both streams itself), or NULL */
 };
 
 struct flag_def {

@@ -505,6 +505,16 @@ print_json(struct pt_ctx *ctx, const struct run_summary *sum, const struct verdi
 
 /* ------------------------------------------------------------ the command */
 
+/* The hints name the command run ran (${command}, docs/rules.md), not "python k.py". */
+static void
+set_command(struct verdict *v, char *const *cmd)
+{
+	char *line = util_shell_join(cmd);
+
+	vars_set(&v->vars, "command", line, true);
+	free(line);
+}
+
 /*
  * Ctrl-C stopped the command: nothing is recorded, but what it printed is
  * diagnosed, as a piped log is when Ctrl-C ends it. Returns 128+N.
@@ -575,6 +585,7 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (rn.interrupted) {
 		classifier_finish(all, &v);
 		verdict_derive(ctx->rules, &v);
+		set_command(&v, a.cmd);
 		have_v = true;
 		if (rn.n == 1) {
 			struct runner_result res = rn.rec[0].res;
@@ -588,6 +599,7 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 	classifier_feed(all, lines.data, lines.len);
 	classifier_finish(all, &v);
 	verdict_derive(ctx->rules, &v);
+	set_command(&v, a.cmd);
 	have_v = true;
 	if (rn.n == 1) {
 		struct runner_result res = rn.rec[0].res;

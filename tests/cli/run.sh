@@ -138,6 +138,11 @@ check "... and exits 3" grep -qx "rc=3" "$T/pipe.out"
 $PT --no-input - <"$T/empty.log" >/dev/null 2>"$T/file.err"
 check "an empty file on stdin is no pipe: no 2>&1 hint" sh -c "grep -q \"'<stdin>' is empty\" '$T/file.err' && ! grep -q '2>&1' '$T/file.err'"
 
+$PT --no-input "$L/unknown-plain.log" >"$T/next.out" 2>&1
+check "the next steps name the log and the file the tool knows" grep -qF \
+	"say so: \`pallas-triage --kernel train.py $L/unknown-plain.log\`" "$T/next.out"
+check "... not k.py and LOG" lacks "$T/next.out" "--kernel k.py LOG"
+
 # "not found" is no misuse of the command: the message (and a suggestion), no usage block
 $PT help sesion >"$T/nf.out" 2>&1
 check "help of a mistyped command suggests it, without the usage block" sh -c \

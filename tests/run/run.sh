@@ -408,6 +408,21 @@ check "--timeout 0 waits for ever" json "d['run']['timeout'] is None and d['run'
 pt run --help
 check "the help gives the default timeout" has "default 1800"
 
+# the hints name the command run ran, not python k.py; run read stderr
+# itself, so nothing advises capturing it
+pt run --quiet -- false
+check "run -- false does not advise capturing stderr" lacks "$W/out" "stderr included"
+check "... its next step reruns the same command through run" has "JAX_TRACEBACK_FILTERING=off pallas-triage run -- false"
+check "... and names no python k.py" lacks "$W/out" "k.py"
+pt run --quiet --json --timeout 1 -- sh "$T/hang.sh"
+check "a rung's change runs the user's command" json \
+	"any(('pallas-triage run --timeout 600 -- sh ' + '$T/hang.sh') in r['change'] for r in d['ladder'])"
+check "... and no rung or flag says python your_test.py" json \
+	"not any('your_test.py' in r['change'] or any('your_test.py' in f for f in r['flags']) for r in d['ladder'])"
+pt run --quiet --json -- sh -c 'cat "$1"; exit 1' sh "$SRC/tests/triage/layout-e2002-bf16.log"
+check "a debug line runs the command, quoted for a shell" json \
+	"any(f == 'LIBTPU_INIT_ARGS=\"--xla_mosaic_dump_to=/tmp/mosaic\" sh -c \'cat \"\$1\"; exit 1\' sh $SRC/tests/triage/layout-e2002-bf16.log' for r in d['ladder'] for f in r['flags'])"
+
 # ---------------------------------------------------------------- Ctrl-C
 cat >"$T/ctrlc.py" <<'EOF'
 import os, signal, subprocess, sys
