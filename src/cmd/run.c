@@ -554,6 +554,21 @@ finish_interrupted(struct pt_ctx *ctx, const struct run_args *a, const struct ru
 	return 128 + rn->interrupted;
 }
 
+/* The verdict of all the output; a single run's record is filled from it. */
+static void
+diagnose(struct pt_ctx *ctx, const struct run_args *a, struct classifier *all,
+	 struct run_series *rn, struct verdict *v)
+{
+	classifier_finish(all, v);
+	verdict_derive(ctx->rules, v);
+	set_command(v, a->cmd);
+	if (rn->n == 1) {
+		struct runner_result res = rn->rec[0].res;
+
+		run_record_fill(&rn->rec[0], &res, v, NULL, ctx->rules);
+	}
+}
+
 static int
 cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 {
@@ -583,29 +598,15 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 		goto fail;     /* cannot be started: nothing is recorded */
 	source = command_text("run: ", a.cmd);
 	if (rn.interrupted) {
-		classifier_finish(all, &v);
-		verdict_derive(ctx->rules, &v);
-		set_command(&v, a.cmd);
+		diagnose(ctx, &a, all, &rn, &v);
 		have_v = true;
-		if (rn.n == 1) {
-			struct runner_result res = rn.rec[0].res;
-
-			run_record_fill(&rn.rec[0], &res, &v, NULL, ctx->rules);
-		}
 		rc = finish_interrupted(ctx, &a, &rsn, &rn, &v, source);
 		goto out;
 	}
 	run_judge(ctx->rules, rn.rec, rn.n, a.sweep, &cmp, &sv, &facts, &conclusion, &lines);
 	classifier_feed(all, lines.data, lines.len);
-	classifier_finish(all, &v);
-	verdict_derive(ctx->rules, &v);
-	set_command(&v, a.cmd);
+	diagnose(ctx, &a, all, &rn, &v);
 	have_v = true;
-	if (rn.n == 1) {
-		struct runner_result res = rn.rec[0].res;
-
-		run_record_fill(&rn.rec[0], &res, &v, NULL, ctx->rules);
-	}
 	if (rn.out_cut)
 		pt_warn("the output saved with the attempt is its first %zu MiB", RUN_KEEP_MAX >> 20);
 	sum = (struct run_summary){
