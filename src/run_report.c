@@ -59,7 +59,12 @@ print_single(FILE *out, const struct run_summary *sum, const struct verdict *v)
 	if (r->res.end == RUNNER_TIMED_OUT)
 		buf_addf(&b, " after %g s: stopped with %s (a hang)", sum->timeout,
 			 r->res.killed ? "SIGKILL" : "SIGTERM");
-	if (run_outcome_of(r) == OUTCOME_PASS)
+	if (run_outcome_of(r) == OUTCOME_PASS && r->small_error)
+		fprintf(out, "run: %s, and the error it printed (%s %s) is within the bounds of a "
+			"pass (run_pass, rules/run.yaml): the command passed\n", b.data,
+			r->numbers[0] ? "max_abs" : "max_rel", r->numbers[0] ? r->numbers[0] :
+			r->numbers[1]);
+	else if (run_outcome_of(r) == OUTCOME_PASS)
 		fprintf(out, "run: %s, no failure evidence in %zu line%s of output: the command "
 			"passed\n", b.data, v->nlines, v->nlines == 1 ? "" : "s");
 	else if (r->res.end == RUNNER_EXITED && r->res.code == 0)
@@ -102,6 +107,7 @@ json_run(struct json *o, const struct run_record *r, size_t i)
 	else
 		json_add_null(o, "signal");
 	json_add_bool(o, "killed", r->res.killed);
+	json_add_bool(o, "small_error", r->small_error);
 	json_add_str(o, "class", class_name(r->cls));
 	json_add_str(o, "subkind", r->subkind);
 	json_add_str(o, "fingerprint", r->fingerprint);
