@@ -218,6 +218,11 @@ block_rule_from(struct advice *a, struct block_rule *r)
 		r->sublane_tile = r->strict_tile = (int)t.dims[0];
 		r->lanes = (int)t.dims[1];
 	} else if (!(a->chip && a->dtype)) {
+		/* the dtype is not known: propose what 32- and 16-bit values both take,
+		 * so that no proposal is one check-block calls illegal or a risk for them */
+		r->strict_tile = a->chip ? chip_sublane_tile_strict(a->chip, 16) : 16;
+		if (a->chip && chip_sublane_tile_strict(a->chip, 32) > r->strict_tile)
+			r->strict_tile = chip_sublane_tile_strict(a->chip, 32);
 		return;
 	}
 	snprintf(tile, sizeof(tile), "(%d, %d)", r->sublane_tile, r->lanes);
@@ -281,6 +286,13 @@ derive_block(struct advice *a)
 		set(a, "block_ok", "no");
 		set_shape(a, "block_legal", &bc.props[0].shape);
 		base = bc.props[0].shape;
+	} else if (bc.problem == BLOCK_OK && bc.e2002_risk && bc.nprops > 0) {
+		/* legal under the lowering's tile, not under the one Mosaic may pick
+		 * (or that another width of the unknown dtype needs): advice starts
+		 * from the safer block, so that nothing it proposes is a risk */
+		set(a, "block_ok", "yes");
+		set_shape(a, "block_legal", &bc.props[0].shape);
+		base = bc.props[0].shape;
 	} else if (bc.problem == BLOCK_OK) {
 		set(a, "block_ok", "yes");
 		base = block;
@@ -290,7 +302,7 @@ derive_block(struct advice *a)
 	if (block_halve_minor(&base, base.rank == 1 && !base.ellipsis ? r.sublanes * r.lanes
 								  : r.lanes, &half))
 		set_shape(a, "block_halved_minor", &half);
-	if ((base.rank >= 2) && block_halve_second(&base, r.sublane_tile, &half))
+	if ((base.rank >= 2) && block_halve_second(&base, r.strict_tile, &half))
 		set_shape(a, "block_halved_second", &half);
 	if (a->dtype)
 		derive_block_bytes(a, &base, &r);

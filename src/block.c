@@ -197,6 +197,12 @@ block_rule_default(struct block_rule *r)
 	r->bits = 32;
 }
 
+const char *
+block_verdict_name(const struct block_check *bc)
+{
+	return !bc->legal ? "illegal" : bc->e2002_risk ? "risk" : "legal";
+}
+
 void
 block_rule_for_chip(struct block_rule *r, const struct chip *c, int bits)
 {
@@ -496,9 +502,9 @@ check_dims(struct block_check *bc, const struct shape *b, const struct shape *ar
 	bc->problem = bc->legal ? BLOCK_OK : BLOCK_DIMS;
 	if (bc->ndims == 2 && bc->dims[0].status != DIM_BAD && !bc->dims[0].strict_ok)
 		bc->e2002_risk = true;
-	if (!bc->legal)
-		propose(bc, b, r->sublane_tile);
-	else if (bc->e2002_risk)
+	/* what is proposed must pass the stricter tile too: a proposal that
+	 * check-block would call a risk is no fix */
+	if (!bc->legal || bc->e2002_risk)
 		propose(bc, b, r->strict_tile);
 }
 

@@ -7,6 +7,8 @@
 #include "pt/diagnosis.h"
 #include "pt/json.h"
 #include "pt/ladder.h"
+#include "pt/snippet.h"
+#include "pt/ytree.h"
 #include "pt/term.h"
 #include "pt/xalloc.h"
 
@@ -131,18 +133,55 @@ print_contexts(FILE *fp, const struct verdict *v, bool color)
 	fputs(any ? "\n" : "none held\n", fp);
 }
 
-static void
-print_next_steps(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool color)
+/*
+ * The next steps of v's class, their ${values} filled from v (the command
+ * `run` ran, the kernel's file) and the log source names: under a verdict of `run`, which
+ * read both streams itself, the class's next_steps_run when it has them.
+ */
+static char **
+next_steps(const struct ruleset *rs, const struct verdict *v, const char *source)
 {
-	char **steps = rs->classes[v->cls].next_steps;
+	const struct class_def *cd = &rs->classes[v->cls];
+	char **steps = vars_get(&v->vars, "command") && cd->next_steps_run ? cd->next_steps_run
+									  : cd->next_steps;
+	struct vars vs = VARS_INIT;
+	size_t n = 0;
+	char **out;
 
-	for (size_t i = 0; steps && steps[i]; i++) {
+	/* the file the failure surfaced in is the one to name as the kernel's */
+	vars_copy(&vs, &v->vars, true);
+	if (v->loc.file)
+		vars_set(&vs, "kernel_file", v->loc.file, false);
+	/* the source is the log's name, unless it came from stdin or from run */
+	if (source && strcmp(source, "<stdin>") != 0 && strncmp(source, "run: ", 5) != 0)
+		vars_set(&vs, "log", source, false);
+	while (steps && steps[n])
+		n++;
+	out = xcalloc(n + 1, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		struct buf b = BUF_INIT;
+
+		vars_expand(&vs, steps[i], &b);
+		out[i] = buf_detach(&b, NULL);
+	}
+	vars_release(&vs);
+	return out;
+}
+
+static void
+print_next_steps(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool color,
+		 const char *source)
+{
+	char **steps = next_steps(rs, v, source);
+
+	for (size_t i = 0; steps[i]; i++) {
 		if (i == 0)
 			fprintf(fp, "%snext%s         ", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
 		else
 			fputs("             ", fp);
-		fprintf(fp, "%s\n", steps[i]);
+		snippet_print(fp, "", steps[i], NULL, 13);
 	}
+	strv_free(steps);
 }
 
 static void
@@ -202,17 +241,15 @@ print_rung(FILE *fp, const struct ruleset *rs, struct api_render *ar, const stru
 
 	fprintf(fp, "  %s%zu/%zu %s%s  %s\n", c_on(color, TERM_BOLD), k, n, r->id,
 		c_on(color, TERM_RESET), r->action);
-	if (*change) {
-		fprintf(fp, "       change: ");
-		put_untrusted_str(fp, change);
-		fprintf(fp, "%s\n", filled ? "   (from your log)" : "");
-	}
+	/* code as code: never wrapped inside, several lines as lines (pt/snippet.h) */
+	if (*change)
+		snippet_print(fp, "       change: ", change, filled ? "   (from your log)" : NULL, 9);
 	fprintf(fp, "       expect: %s\n", r->expect);
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
-		char *snippet = fd ? ladder_flag_render(ar, fd) : xstrdup(*f);
+		char *snippet = fd ? ladder_flag_render(ar, fd, vs) : xstrdup(*f);
 
-		fprintf(fp, "       debug:  %s\n", snippet);
+		snippet_print(fp, "       debug:  ", snippet, NULL, 9);
 		free(snippet);
 	}
 	for (size_t i = 0; i < ar->nnotes; i++)
@@ -268,7 +305,7 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 		if (!o->no_ladder)
 			diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
 	} else if (!o->no_ladder) {
-		print_next_steps(fp, rs, v, o->color);
+		print_next_steps(fp, rs, v, o->color, o->source);
 	}
 	if (v->long_lines)
 		fprintf(fp, "\nnote: %zu line%s longer than %u bytes were matched on their start only\n",
@@ -313,7 +350,7 @@ json_ladder(struct json *o, const struct ruleset *rs, const struct verdict *v)
 		flags = json_add_array(r, "flags");
 		for (char **f = rungs[i]->flags; f && *f; f++) {
 			const struct flag_def *fd = ruleset_find_flag(rs, *f);
-			char *snippet = fd ? ladder_flag_render(&ar, fd) : xstrdup(*f);
+			char *snippet = fd ? ladder_flag_render(&ar, fd, &v->vars) : xstrdup(*f);
 
 			json_push_str(flags, snippet);
 			free(snippet);
@@ -439,9 +476,11 @@ diagnosis_json(const struct ruleset *rs, const struct verdict *v, const char *so
 		json_ladder(o, rs, v);
 	} else {
 		struct json *next = json_add_array(o, "next_steps");
+		char **steps = next_steps(rs, v, source);
 
-		for (char **s = rs->classes[v->cls].next_steps; s && *s; s++)
+		for (char **s = steps; *s; s++)
 			json_push_str(next, *s);
+		strv_free(steps);
 	}
 	json_add_int(o, "lines", (long long)v->nlines);
 	json_add_int(o, "bytes", (long long)v->nbytes);

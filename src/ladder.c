@@ -118,7 +118,8 @@ ladder_change_render(struct api_render *ar, const struct rung *r, const struct v
 		api_render_text(&probe, r->change, &spelled);
 		api_render_release(&probe);
 		ok = vars_can_expand(vs, spelled.data);
-		has_values = strstr(spelled.data, "${") != NULL;
+		/* from the log only when a value of it went in, not a default */
+		has_values = vars_uses_value(vs, spelled.data);
 		buf_reset(&spelled);
 	}
 	if (ok || (r->change && !r->fallback)) {
@@ -184,11 +185,13 @@ ladder_change_values(const struct rung *r, const struct vars *vs)
 }
 
 char *
-ladder_flag_render(struct api_render *ar, const struct flag_def *f)
+ladder_flag_render(struct api_render *ar, const struct flag_def *f, const struct vars *vs)
 {
-	struct buf b = BUF_INIT;
+	struct buf spelled = BUF_INIT, b = BUF_INIT;
 
-	api_render_text(ar, f->snippet ? f->snippet : "", &b);
+	api_render_text(ar, f->snippet ? f->snippet : "", &spelled);
+	vars_expand(vs, spelled.data, &b);
+	buf_release(&spelled);
 	return buf_detach(&b, NULL);
 }
 

@@ -77,13 +77,15 @@ static const char explain_schema[] = JSON_TEXT({
 static const char check_block_schema[] = JSON_TEXT({
 	"type": "object",
 	"description": "the verdict of 'pallas-triage check-block --json' (docs/calculators.md)",
-	"required": ["chip", "dtype", "block", "legal", "proposals", "notes"],
+	"required": ["chip", "dtype", "block", "verdict", "legal", "proposals", "notes"],
 	"properties": {
 		"chip": {"type": "string"},
 		"backend": {"type": "string"},
 		"dtype": {"type": "string"},
 		"bits": {"type": "integer"},
 		"block": {"type": "array", "items": {"type": ["integer", "null"]}},
+		"verdict": {"enum": ["legal", "risk", "illegal"],
+			    "description": "risk: legal, but Mosaic may refuse it (E2002); exit 1"},
 		"legal": {"type": "boolean"},
 		"problem": {"type": ["string", "null"]},
 		"proposals": {"type": "array", "items": {"type": "object",

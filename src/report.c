@@ -410,7 +410,8 @@ build_more(struct report *r, const struct session *s, const struct ruleset *rs)
 }
 
 static void
-flag_push(struct report *r, const struct flag_def *f, struct api_render *ar)
+flag_push(struct report *r, const struct flag_def *f, struct api_render *ar,
+	  const struct vars *vs)
 {
 	for (size_t i = 0; i < r->nflags; i++)
 		if (strcmp(r->flags[i].id, f->id) == 0)
@@ -418,7 +419,7 @@ flag_push(struct report *r, const struct flag_def *f, struct api_render *ar)
 	api_render_clear_notes(ar);
 	r->flags = xrealloc(r->flags, (r->nflags + 1) * sizeof(*r->flags));
 	r->flags[r->nflags].id = xstrdup(f->id);
-	r->flags[r->nflags].snippet = rtake(ladder_flag_render(ar, f));
+	r->flags[r->nflags].snippet = rtake(ladder_flag_render(ar, f, vs));
 	r->flags[r->nflags].why = rid(f->why);
 	r->flags[r->nflags].note = rtake(ladder_api_notes(ar));
 	r->nflags++;
@@ -436,7 +437,7 @@ push_rung_flags(struct report *r, const struct ruleset *rs, enum pt_class c,
 			const struct flag_def *fd = ruleset_find_flag(rs, *f);
 
 			if (fd)
-				flag_push(r, fd, ar);
+				flag_push(r, fd, ar, vs);
 		}
 	free(rungs);
 }

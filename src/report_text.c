@@ -65,11 +65,19 @@ text_next(const struct report *r, FILE *fp)
 	if (r->nnext) {
 		fputs("\nwhat to try next:\n", fp);
 		for (size_t i = 0; i < r->nnext; i++) {
-			fprintf(fp, "  %s%s%s%s: %s\n%s%s%s", r->next[i].rung,
+			fprintf(fp, "  %s%s%s%s: %s\n", r->next[i].rung,
 				r->next[i].family ? " (family " : "", orq(r->next[i].family, ""),
-				r->next[i].family ? ")" : "", orq(r->next[i].action, ""),
-				r->next[i].change ? "    change: " : "", orq(r->next[i].change, ""),
-				r->next[i].change ? "\n" : "");
+				r->next[i].family ? ")" : "", orq(r->next[i].action, ""));
+			/* a snippet of several lines: each under the first, as lines */
+			if (r->next[i].change) {
+				fputs("    change: ", fp);
+				for (const char *c = r->next[i].change; *c; c++)
+					if (*c == '\n')
+						fputs("\n            ", fp);
+					else
+						fputc(*c, fp);
+				fputc('\n', fp);
+			}
 			if (r->next[i].note)
 				fprintf(fp, "    note: %s\n", r->next[i].note);
 		}

@@ -15,6 +15,7 @@
 #include "pt/match.h"
 #include "pt/rules.h"
 #include "pt/rules_parse.h"
+#include "pt/run_texts.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 #include "pt/ytree.h"
@@ -157,6 +158,7 @@ ruleset_free(struct ruleset *rs)
 		free(cd->explain);
 		strv_free(cd->next_steps);
 		class_method_release(cd);
+		strv_free(cd->next_steps_run);
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
 			rung_release(&rs->ladders[c].rungs[i]);
 		free(rs->ladders[c].rungs);
@@ -184,6 +186,7 @@ ruleset_free(struct ruleset *rs)
 	}
 	free(rs->facts);
 	contexts_free(rs);
+	run_texts_free(rs);
 	chiptab_free(rs->chips);
 	jaxapi_free(rs->api);
 	for (size_t i = 0; i < rs->nfiles; i++)
@@ -582,8 +585,8 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 {
 	static const char *const keys[] = {
 		"name", "title", "summary", "interpret", "interpret_note", "gpu_interpret_note",
-		"explain", "next_steps", "rules_out", "moves_to", "keeps", "undecided",
-		"explanations", "more_info", "fingerprint", NULL,
+		"explain", "next_steps", "next_steps_run", "rules_out", "moves_to", "keeps",
+		"undecided", "explanations", "more_info", "fingerprint", NULL,
 	};
 	int ret = 0;
 
@@ -591,7 +594,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		const struct ynode *cn = list->items[i];
 		const char *name = NULL, *title = NULL, *summary = NULL, *interp = NULL,
 			   *note = NULL, *gnote = NULL, *explain = NULL;
-		char **next = NULL;
+		char **next = NULL, **next_run = NULL;
 		enum pt_class c;
 		struct class_def *cd;
 
@@ -608,14 +611,18 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		    ynode_want_str(cn, "interpret_note", false, &note, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "gpu_interpret_note", false, &gnote, file, "a class", d) < 0 ||
 		    ynode_want_str(cn, "explain", false, &explain, file, "a class", d) < 0 ||
-		    ynode_want_strv(cn, "next_steps", false, &next, NULL, file, "a class", d) < 0) {
+		    ynode_want_strv(cn, "next_steps", false, &next, NULL, file, "a class", d) < 0 ||
+		    ynode_want_strv(cn, "next_steps_run", false, &next_run, NULL, file, "a class",
+				    d) < 0) {
 			strv_free(next);
+			strv_free(next_run);
 			ret = -1;
 			continue;
 		}
 		if ((c = class_from_name(name)) == CLASS_COUNT) {
 			diag_error(d, file, cn->line, cn->col, "unknown class '%s'", name);
 			strv_free(next);
+			strv_free(next_run);
 			ret = -1;
 			continue;
 		}
@@ -626,12 +633,14 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 			diag_error(d, file, n->line, n->col,
 				   "interpret must be reproduces, not-modelled or partly, not '%s'", interp);
 			strv_free(next);
+			strv_free(next_run);
 			ret = -1;
 			continue;
 		}
 		if (rs->have_class[c]) {
 			diag_error(d, file, cn->line, cn->col, "class '%s' is defined twice", name);
 			strv_free(next);
+			strv_free(next_run);
 			ret = -1;
 			continue;
 		}
@@ -646,6 +655,7 @@ parse_classes_section(struct ruleset *rs, const struct ynode *list, const char *
 		cd->gpu_interpret_note = dup_or_null(gnote);
 		cd->explain = dup_or_null(explain);
 		cd->next_steps = next;
+		cd->next_steps_run = next_run;
 	}
 	return ret;
 }
@@ -687,13 +697,19 @@ parse_flags_section(struct ruleset *rs, const struct ynode *list, const char *fi
 	return ret;
 }
 
-/* A ${name} filled from the log; ${api:NAME} is spelled from the API table and always renders. */
+/*
+ * A ${name} filled from the log; ${api:NAME} is spelled from the API table
+ * and ${name|default} has its default: both always render.
+ */
 static bool
 has_value_placeholder(const char *s)
 {
-	for (const char *p = s; (p = strstr(p, "${")); p += 2)
-		if (strncmp(p, "${api:", 6) != 0)
+	for (const char *p = s; (p = strstr(p, "${")); p += 2) {
+		const char *end = strchr(p, '}'), *bar = strchr(p, '|');
+
+		if (strncmp(p, "${api:", 6) != 0 && !(bar && end && bar < end))
 			return true;
+	}
 	return false;
 }
 
@@ -913,6 +929,7 @@ static const struct {
 	{ "codes", parse_codes_section },
 	{ "facts", parse_facts_section },
 	{ "contexts", contexts_parse_section },
+	{ "run_texts", run_texts_parse },
 };
 
 static int
@@ -978,7 +995,8 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", "more_info", NULL,
+		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", "more_info",
+		"run_texts", "run_pass", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -1008,6 +1026,8 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 	parse_chips(rs, root, name, d);
 	if ((sec = ynode_get(root, "confidence")))
 		confidence_parse(rs, sec, name, d);
+	if ((sec = ynode_get(root, "run_pass")))
+		run_pass_parse(rs, sec, name, d);
 	parse_jax_api(rs, root, name, d);
 	more_info_parse(rs, root, name, d);
 out:
@@ -1087,6 +1107,7 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 	check_ladder_refs(rs, d);
 	method_check(rs, d);
 	contexts_link(rs, d);
+	run_texts_finish(rs, d);
 	if (rs->chips)
 		chiptab_finish(rs->chips, d);
 	jaxapi_finish(rs->api, d);

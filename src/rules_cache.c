@@ -83,6 +83,7 @@ static const struct cache_field class_fields[] = {
 	CF_STR(struct class_def, keeps[OUTCOME_NO_REPRO]),
 	CF_STRV(struct class_def, undecided), CF_STRV(struct class_def, explanations),
 	CF_STRV(struct class_def, more_info), CF_STRV(struct class_def, fingerprint),
+	CF_STRV(struct class_def, next_steps_run),
 };
 static const struct cache_field flag_fields[] = {
 	CF_STR(struct flag_def, id), CF_STR(struct flag_def, snippet), CF_STR(struct flag_def, why),
@@ -96,6 +97,15 @@ static const struct cache_field fact_fields[] = {
 	CF_NEED(struct fact_def, id), CF_NEED(struct fact_def, sets), CF_STR(struct fact_def, file),
 	CF_STRV(struct fact_def, examples),
 };
+static const struct cache_field run_text_fields[] = {
+	CF_LIST(struct run_text, when), CF_NEED(struct run_text, text),
+	CF_STR(struct run_text, rules_out), CF_STR(struct run_text, reason),
+	CF_NEED(struct run_text, file), CF_INT(struct run_text, line),
+};
+static const struct cache_field run_pass_fields[] = {
+	CF_STRV(struct run_pass, rules), CF_STR(struct run_pass, max_abs),
+	CF_STR(struct run_pass, max_rel), CF_STR(struct run_pass, file),
+};
 static const struct cache_record pattern_rec = CACHE_RECORD(struct pattern, pattern_fields);
 static const struct cache_record rule_rec = CACHE_RECORD(struct rule, rule_fields);
 static const struct cache_record rung_rec = CACHE_RECORD(struct rung, rung_fields);
@@ -105,6 +115,8 @@ static const struct cache_record class_rec = CACHE_RECORD(struct class_def, clas
 static const struct cache_record flag_rec = CACHE_RECORD(struct flag_def, flag_fields);
 static const struct cache_record code_rec = CACHE_RECORD(struct code_def, code_fields);
 static const struct cache_record fact_rec = CACHE_RECORD(struct fact_def, fact_fields);
+static const struct cache_record run_text_rec = CACHE_RECORD(struct run_text, run_text_fields);
+static const struct cache_record run_pass_rec = CACHE_RECORD(struct run_pass, run_pass_fields);
 
 static void
 put_pattern(struct buf *b, const struct pattern *p)
@@ -233,6 +245,10 @@ put_sections(struct buf *b, const struct ruleset *rs)
 		put_pattern(b, rs->facts[i].pat);
 	}
 	put_contexts(b, rs);
+	cache_put_u32(b, (uint32_t)rs->nrun_texts);
+	for (size_t i = 0; i < rs->nrun_texts; i++)
+		cache_put_record(b, &run_text_rec, &rs->run_texts[i]);
+	cache_put_record(b, &run_pass_rec, &rs->run_pass);
 	cache_put_u32(b, (uint32_t)rs->nfiles);	/* rs->files is counted, not NULL-terminated */
 	for (size_t i = 0; i < rs->nfiles; i++)
 		cache_put_str(b, rs->files[i]);
@@ -271,6 +287,11 @@ get_sections(struct cache_rd *r, struct ruleset *rs)
 		rs->facts[i].pat = get_pattern(r);
 	}
 	get_contexts(r, rs);
+	rs->nrun_texts = rs->alloc_run_texts = cache_get_count(r, 24);
+	rs->run_texts = xcalloc(rs->nrun_texts + 1, sizeof(*rs->run_texts));
+	for (size_t i = 0; i < rs->nrun_texts && !r->bad; i++)
+		cache_get_record(r, &run_text_rec, &rs->run_texts[i]);
+	cache_get_record(r, &run_pass_rec, &rs->run_pass);
 	CACHE_GET_TABLE(r, 4, rs->files, rs->nfiles, rs->alloc_files, cache_get_str(r));
 	rs->more_info = cache_get_strv(r);
 }

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What runs of the user's command mean (pt/run_eval.h). The wording of the
- * evidence lines is a contract with rules/run.yaml: change both together
- * (`pallas-triage rules test` runs the rules' examples, and tests/run/ runs
- * the real lines through the real rules).
+ * What runs of the user's command mean (pt/run_eval.h). The fact names and
+ * values written here are a contract with rules/run.yaml, which matches
+ * them (rules) and words them (texts): a machine format, listed in
+ * docs/run.md, that no sentence of either file depends on. `pallas-triage
+ * rules test` runs the rules' examples, and tests/run runs real facts
+ * through the real rules.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pt/run_eval.h"
+#include "pt/run_texts.h"
 #include "pt/xalloc.h"
 
 const char *const run_number_names[RUN_NNUMBERS] = {
@@ -18,9 +21,49 @@ const char *const run_number_names[RUN_NNUMBERS] = {
 
 const char *const run_precision_levels[RUN_NLEVELS] = { "default", "high", "highest" };
 
+/* A number the rules captured, as a double: false when there is none or it is not one. */
+static bool
+number_of(const char *s, double *out)
+{
+	char *end;
+
+	if (!s)
+		return false;
+	*out = strtod(s, &end);
+	return end != s && !*end;
+}
+
+/*
+ * Only printed errors, all within run_pass's bounds: every rule of the
+ * verdict's class that fired only measures, and a max_abs or max_rel was
+ * printed, none above its bound (nan is above every bound).
+ */
+static bool
+small_error_only(const struct run_record *r, const struct verdict *v, const struct ruleset *rs)
+{
+	bool any = false;
+
+	if (!rs || r->cls == CLASS_UNKNOWN)
+		return false;
+	for (size_t i = 0; i < v->nfired; i++)
+		if (v->fired[i]->cls == v->cls && !run_pass_rule(rs, v->fired[i]->id))
+			return false;
+	for (size_t k = 0; k < 2; k++) {
+		double x, bound;
+
+		if (!r->numbers[k])
+			continue;
+		if (!number_of(r->numbers[k], &x) || !run_pass_bound(rs, k == 0, &bound) ||
+		    !(fabs(x) <= bound))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 void
 run_record_fill(struct run_record *r, const struct runner_result *res, const struct verdict *v,
-		const char *precision)
+		const char *precision, const struct ruleset *rs)
 {
 	memset(r, 0, sizeof(*r));
 	r->res = *res;
@@ -32,6 +75,7 @@ run_record_fill(struct run_record *r, const struct runner_result *res, const str
 		r->numbers[i] = dup_or_null(vars_get(&v->vars, run_number_names[i]));
 	r->backend = dup_or_null(vars_get(&v->vars, "backend"));
 	r->platform = dup_or_null(vars_get(&v->vars, "platform"));
+	r->small_error = small_error_only(r, v, rs);
 }
 
 void
@@ -59,7 +103,8 @@ run_outcome_of(const struct run_record *r)
 	case RUNNER_EXITED:
 		break;
 	}
-	return r->res.code == 0 && r->cls == CLASS_UNKNOWN ? OUTCOME_PASS : OUTCOME_FAIL;
+	return r->res.code == 0 && (r->cls == CLASS_UNKNOWN || r->small_error) ? OUTCOME_PASS
+									      : OUTCOME_FAIL;
 }
 
 void
@@ -87,34 +132,100 @@ run_ending_text(const struct runner_result *res, struct buf *out)
 }
 
 void
-run_end_lines(const struct runner_result *res, double timeout, struct buf *out)
+run_facts_release(struct run_facts *f)
 {
-	const char *name;
+	vars_release(&f->v);
+	f->nline = 0;
+}
+
+/* A value on the fact line is one token: what could split it becomes '_'. */
+static void
+fact(struct run_facts *f, const char *name, const char *value)
+{
+	char *v = xstrdup(value && *value ? value : "unknown");
+
+	for (char *p = v; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '=' || (unsigned char)*p >= 0x7f)
+			*p = '_';
+	vars_set(&f->v, name, v, true);
+	f->nline = f->v.n;
+	free(v);
+}
+
+static void
+fact_int(struct run_facts *f, const char *name, long long x)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", x);
+	fact(f, name, num);
+}
+
+static void
+fact_g(struct run_facts *f, const char *name, double x)
+{
+	char num[64];
+
+	snprintf(num, sizeof(num), "%g", x);
+	fact(f, name, num);
+}
+
+/* A value for the texts only, after every fact of the line. */
+static void
+shown(struct run_facts *f, const char *name, const char *value)
+{
+	vars_set(&f->v, name, value ? value : "", true);
+}
+
+void
+run_facts_line(const struct run_facts *f, struct buf *out)
+{
+	if (!f->nline)
+		return;
+	buf_adds(out, RUN_LINE_PREFIX);
+	for (size_t i = 0; i < f->nline; i++)
+		buf_addf(out, "%s%s=%s", i ? " " : "", f->v.v[i].name, f->v.v[i].value);
+	buf_addch(out, '\n');
+}
+
+static void
+signal_facts(struct run_facts *f, int sig)
+{
+	fact_int(f, "signal", sig);
+	if (runner_signal_name(sig))
+		fact(f, "signame", runner_signal_name(sig));
+}
+
+void
+run_end_lines(const struct runner_result *res, double timeout, bool timeout_default,
+	      struct buf *out)
+{
+	struct run_facts f = RUN_FACTS_INIT;
 
 	switch (res->end) {
 	case RUNNER_TIMED_OUT:
-		buf_addf(out, RUN_LINE_PREFIX "hang: the command was still running after the %g s "
-			 "timeout and was stopped with %s\n", timeout,
-			 res->killed ? "SIGKILL (SIGTERM was not enough)" : "SIGTERM");
+		fact(&f, "ending", "timeout");
+		fact_g(&f, "timeout_s", timeout);
+		fact(&f, "timeout_from", timeout_default ? "default" : "option");
+		fact(&f, "stopped_by", res->killed ? "SIGKILL" : "SIGTERM");
 		break;
 	case RUNNER_SIGNALED:
-		if ((name = runner_signal_name(res->sig)))
-			buf_addf(out, RUN_LINE_PREFIX "crash: the command was killed by signal %d (%s)\n",
-				 res->sig, name);
-		else
-			buf_addf(out, RUN_LINE_PREFIX "crash: the command was killed by signal %d\n",
-				 res->sig);
+		fact(&f, "ending", "signal");
+		signal_facts(&f, res->sig);
 		break;
 	case RUNNER_EXITED:
 		/* sh -c, bash wrappers and make report a child's death as 128+N */
-		if (res->code > 128 && (name = runner_signal_name(res->code - 128)))
-			buf_addf(out, RUN_LINE_PREFIX "crash: the command exited with status %d, "
-				 "which shells report for a process killed by signal %d (%s)\n",
-				 res->code, res->code - 128, name);
+		if (res->code > 128 && runner_signal_name(res->code - 128)) {
+			fact(&f, "ending", "exit");
+			fact_int(&f, "exit_code", res->code);
+			signal_facts(&f, res->code - 128);
+		}
 		break;
 	case RUNNER_INTERRUPTED:
 		break;
 	}
+	run_facts_line(&f, out);
+	run_facts_release(&f);
 }
 
 static bool
@@ -192,71 +303,66 @@ run_compare(const struct run_record *r, size_t n, struct repeat_cmp *c)
 			c->kind = REPEAT_DIFFERENT;
 }
 
-/* "exit status, failure, max_abs" */
+/* What differs, as names joined by sep: "exit_status,failure,max_abs". */
 static void
-differences(const struct repeat_cmp *c, struct buf *out)
+differences(const struct repeat_cmp *c, const char *sep, bool spaces, struct buf *out)
 {
-	const char *sep = "";
+	const char *s = "";
 
 	if (c->ending_differs) {
-		buf_addf(out, "%sexit status", sep);
-		sep = ", ";
+		buf_addf(out, "%s%s", s, spaces ? "exit status" : "exit_status");
+		s = sep;
 	}
 	if (c->fingerprint_differs) {
-		buf_addf(out, "%sfailure", sep);
-		sep = ", ";
+		buf_addf(out, "%sfailure", s);
+		s = sep;
 	}
 	for (size_t k = 0; k < RUN_NNUMBERS; k++)
 		if (c->number_differs[k]) {
-			buf_addf(out, "%s%s", sep, run_number_names[k]);
-			sep = ", ";
+			buf_addf(out, "%s%s", s, run_number_names[k]);
+			s = sep;
 		}
 }
 
-void
-run_compare_text(const struct repeat_cmp *c, const struct run_record *r, struct buf *out)
+/* "exit 1, numerics/mismatch, max_abs 0.25": how the failing run f ended. */
+static void
+failure_summary(const struct run_record *f, struct buf *out)
 {
-	const struct run_record *f = NULL;
-	char *lab;
+	char *lab = class_label(f->cls, f->subkind);
 
-	switch (c->kind) {
-	case REPEAT_ALL_PASS:
-		buf_addf(out, "passed in all %zu runs: no failure and no sign of nondeterminism",
-			 c->nruns);
-		return;
-	case REPEAT_DIFFERENT:
-		buf_adds(out, "nondeterministic: outcomes differ between runs (");
-		differences(c, out);
-		buf_adds(out, ") -> a race (synchronization): a buffer read while a DMA still "
-			 "writes it, a semaphore shared by overlapping copies, or parallel grid "
-			 "steps that depend on each other; reads of uninitialised memory also vary");
-		return;
-	case REPEAT_SAME:
-		break;
-	}
-	for (size_t i = 0; i < c->nruns && !f; i++)
-		if (run_outcome_of(&r[i]) != OUTCOME_PASS)
-			f = &r[i];
-	buf_addf(out, "deterministic: the same failure in all %zu runs (", c->nruns);
-	lab = class_label(f->cls, f->subkind);
 	run_ending_text(&f->res, out);
 	buf_addf(out, ", %s", lab);
 	free(lab);
 	for (size_t k = 0; k < RUN_NNUMBERS; k++)
 		if (f->numbers[k])
 			buf_addf(out, ", %s %s", run_number_names[k], f->numbers[k]);
-	buf_adds(out, "): no sign of a race");
 }
 
 void
-run_compare_line(const struct repeat_cmp *c, struct buf *out)
+run_compare_facts(const struct repeat_cmp *c, const struct run_record *r, struct run_facts *out)
 {
-	if (c->kind != REPEAT_DIFFERENT)
-		return;
-	buf_addf(out, RUN_LINE_PREFIX "nondeterministic: the outcome changed between %zu runs of "
-		 "the same command (", c->nruns);
-	differences(c, out);
-	buf_adds(out, ")\n");
+	static const char *const kinds[] = {
+		[REPEAT_ALL_PASS] = "all-pass", [REPEAT_SAME] = "deterministic",
+		[REPEAT_DIFFERENT] = "nondeterministic",
+	};
+	struct buf b = BUF_INIT;
+
+	fact(out, "repeat", kinds[c->kind]);
+	fact_int(out, "runs", (long long)c->nruns);
+	differences(c, ",", false, &b);
+	fact(out, "differs", b.len ? b.data : "none");
+	fact_int(out, "passed", (long long)c->npass);
+	buf_reset(&b);
+	differences(c, ", ", true, &b);
+	shown(out, "differs_text", b.data);
+	buf_reset(&b);
+	for (size_t i = 0; i < c->nruns; i++)
+		if (run_outcome_of(&r[i]) != OUTCOME_PASS) {
+			failure_summary(&r[i], &b);
+			break;
+		}
+	shown(out, "failure", b.data);
+	buf_release(&b);
 }
 
 const char *
@@ -284,150 +390,110 @@ level_state(const struct run_record *r)
 	}
 }
 
-static void
-levels_summary(const struct run_record *r, struct buf *out)
+/* "shrinks": the error at highest is a small fraction of the error at default. */
+static const char *
+error_trend(const struct run_record *r)
 {
-	static const char *const words[] = { "right", "wrong", "other" };
+	double hi, lo;
 
-	for (size_t i = 0; i < RUN_NLEVELS; i++)
-		buf_addf(out, "%s%s: %s", i ? ", " : "", run_precision_levels[i],
-			 words[level_state(&r[i])]);
+	if (!number_of(r[0].numbers[0], &hi) || !number_of(r[RUN_NLEVELS - 1].numbers[0], &lo) ||
+	    !isfinite(hi) || !isfinite(lo))
+		return "unknown";
+	return hi > 0 && lo < hi / 100.0 ? "shrinks" : "flat";
 }
 
-/* The error at highest is a small fraction of the error at default. */
-static bool
-error_shrinks(const struct run_record *r, double *lo, double *hi)
+/* The first value some run's verdict gives for platform (or backend), or NULL. */
+static const char *
+runs_say(const struct run_record *r, bool backend)
 {
-	const char *a = r[0].numbers[0], *b = r[RUN_NLEVELS - 1].numbers[0];
-	char *ea, *eb;
+	const char *gpu = NULL, *first = NULL;
 
-	if (!a || !b)
-		return false;
-	*hi = strtod(a, &ea);
-	*lo = strtod(b, &eb);
-	return ea != a && eb != b && isfinite(*hi) && isfinite(*lo) && *hi > 0 &&
-	       *lo < *hi / 100.0;
+	for (size_t i = 0; i < RUN_NLEVELS; i++) {
+		const char *v = backend ? r[i].backend : r[i].platform;
+
+		if (v && !first)
+			first = v;
+		if (v && !backend && strcmp(v, "gpu") == 0)
+			gpu = v;
+	}
+	return gpu ? gpu : first;
 }
 
-/* Does some run's verdict say this (platform or backend)? */
-static bool
-runs_say(const struct run_record *r, bool backend, const char *value)
+/* The kind of the sweep and, for an inconclusive one, why. */
+static enum sweep_kind
+sweep_kind(const struct run_record *r, const enum level_state *st, const char **reason,
+	   const struct run_record **other)
 {
-	for (size_t i = 0; i < RUN_NLEVELS; i++)
-		if (same_str(backend ? r[i].backend : r[i].platform, value))
-			return true;
-	return false;
-}
+	size_t nright = 0, nwrong = 0;
+	const char *backend = runs_say(r, true);
 
-static void
-judge_policy(const enum level_state *st, bool gpu, struct sweep_verdict *sv, struct buf *b)
-{
-	sv->kind = SWEEP_POLICY;
-	buf_addf(b, "precision policy: right at highest, wrong at default (%s",
-		 st[1] == LEVEL_RIGHT ? "high is enough" : "high is not enough");
-	if (gpu)
-		buf_adds(b, "): on a GPU f32 dots run as TF32 (10-bit mantissa) at DEFAULT and, in "
-			 "Pallas Triton, at HIGH too. Ask for precision=lax.Precision.HIGHEST (IEEE "
-			 "f32) on the dots that need it, or set the test's tolerance to what TF32 "
-			 "gives");
+	*other = NULL;
+	for (size_t i = 0; i < RUN_NLEVELS; i++) {
+		nright += st[i] == LEVEL_RIGHT;
+		nwrong += st[i] == LEVEL_WRONG;
+		if (st[i] == LEVEL_OTHER && !*other)
+			*other = &r[i];
+	}
+	*reason = NULL;
+	if (*other)
+		*reason = "other-outcome";
+	else if (nright == RUN_NLEVELS)
+		return SWEEP_NO_FAILURE;
+	else if (st[0] == LEVEL_WRONG && st[RUN_NLEVELS - 1] == LEVEL_RIGHT)
+		return SWEEP_POLICY;
+	else if (nwrong == RUN_NLEVELS && backend && strcmp(backend, "mosaic-gpu") == 0)
+		*reason = "mosaic-gpu-tf32";
+	else if (nwrong == RUN_NLEVELS && strcmp(error_trend(r), "shrinks") == 0)
+		*reason = "error-shrinks";      /* precision is part of it: neither is ruled out */
+	else if (nwrong == RUN_NLEVELS)
+		return SWEEP_LOGIC;
 	else
-		buf_adds(b, "): at DEFAULT the MXU rounds f32 matmul operands to bf16. Ask for "
-			 "precision=lax.Precision.HIGHEST (or HIGH) on the dots that need it, or "
-			 "set the test's tolerance to what bf16 operands give");
-	sv->ruled_cls = CLASS_NUMERICS;
-	sv->ruled_subkind = "logic";
-	sv->ruled_reason = xstrdup("precision sweep: right at HIGHEST matmul precision, "
-				   "wrong at DEFAULT, so the error is the precision policy, "
-				   "not a logic bug");
-}
-
-static void
-judge_logic(const struct run_record *r, struct sweep_verdict *sv, struct buf *b)
-{
-	double lo, hi;
-
-	sv->kind = SWEEP_LOGIC;
-	buf_adds(b, "logic bug: wrong at every precision, highest included, so the "
-		 "precision policy does not explain it (unless the data is bf16 already, "
-		 "which no precision setting changes); look at index_map, accumulator "
-		 "initialisation, the reduction axis and masking");
-	if (error_shrinks(r, &lo, &hi))
-		buf_addf(b, ". The error shrinks from %g at default to %g at highest, so "
-			 "part of it is precision", hi, lo);
-	sv->ruled_cls = CLASS_NUMERICS;
-	sv->ruled_subkind = "precision";
-	sv->ruled_reason = xstrdup("precision sweep: wrong at every matmul precision, "
-				   "HIGHEST included, so the precision policy does not "
-				   "explain it");
+		*reason = "no-pattern";
+	return SWEEP_INCONCLUSIVE;
 }
 
 void
-run_sweep_judge(const struct run_record *r, struct sweep_verdict *sv)
+run_sweep_judge(const struct run_record *r, struct sweep_verdict *sv, struct run_facts *f)
 {
+	static const char *const words[] = { "right", "wrong", "other" };
 	enum level_state st[RUN_NLEVELS];
-	const struct run_record *other = NULL;
+	const struct run_record *other;
+	const char *reason;
 	struct buf b = BUF_INIT;
-	size_t nright = 0, nwrong = 0;
 
 	memset(sv, 0, sizeof(*sv));
 	sv->ruled_cls = CLASS_COUNT;
-	sv->gpu = runs_say(r, false, "gpu");
-	for (size_t i = 0; i < RUN_NLEVELS; i++) {
+	for (size_t i = 0; i < RUN_NLEVELS; i++)
 		st[i] = level_state(&r[i]);
-		nright += st[i] == LEVEL_RIGHT;
-		nwrong += st[i] == LEVEL_WRONG;
-		if (st[i] == LEVEL_OTHER && !other)
-			other = &r[i];
-	}
+	sv->kind = sweep_kind(r, st, &reason, &other);
+	sv->gpu = same_str(runs_say(r, false), "gpu");
+	fact(f, "sweep", sweep_kind_name(sv->kind));
+	if (reason)
+		fact(f, "reason", reason);
+	for (size_t i = 0; i < RUN_NLEVELS; i++)
+		fact(f, run_precision_levels[i], words[st[i]]);
+	fact(f, "platform", runs_say(r, false));
+	fact(f, "backend", runs_say(r, true));
+	fact(f, "error", error_trend(r));
+	shown(f, "max_abs_default", r[0].numbers[0]);
+	shown(f, "max_abs_highest", r[RUN_NLEVELS - 1].numbers[0]);
 	if (other) {
-		sv->kind = SWEEP_INCONCLUSIVE;
-		buf_addf(&b, "inconclusive: at %s the command ended with ", other->precision);
+		shown(f, "other_level", other->precision);
 		run_ending_text(&other->res, &b);
-		if (run_outcome_of(other) == OUTCOME_FAIL)
-			buf_addf(&b, " and a %s failure", class_name(other->cls));
-		buf_adds(&b, ", not wrong numbers, so the sweep cannot tell precision from logic");
-	} else if (nright == RUN_NLEVELS) {
-		sv->kind = SWEEP_NO_FAILURE;
-		buf_adds(&b, "right at every precision: the failure did not reproduce in the sweep");
-	} else if (st[0] == LEVEL_WRONG && st[RUN_NLEVELS - 1] == LEVEL_RIGHT) {
-		judge_policy(st, sv->gpu, sv, &b);
-	} else if (nwrong == RUN_NLEVELS && runs_say(r, true, "mosaic-gpu")) {
-		sv->kind = SWEEP_INCONCLUSIVE;
-		buf_adds(&b, "inconclusive: wrong at every precision, but Mosaic GPU runs f32 "
-			 "WGMMA and tcgen05 operands as TF32 at every precision, so the sweep "
-			 "cannot tell TF32 from a logic bug; compare against a TF32-level "
-			 "tolerance, or feed bf16 operands with an f32 accumulator");
-	} else if (nwrong == RUN_NLEVELS) {
-		judge_logic(r, sv, &b);
-	} else {
-		sv->kind = SWEEP_INCONCLUSIVE;
-		buf_adds(&b, "inconclusive: the outcome does not follow the precision (");
-		levels_summary(r, &b);
-		buf_adds(&b, "); if it changes between runs, try --repeat: that is a race");
+		shown(f, "other_ending", b.data);
+		shown(f, "other_class", run_outcome_of(other) == OUTCOME_FAIL ?
+		      class_name(other->cls) : "none");
 	}
-	sv->text = buf_detach(&b, NULL);
+	buf_release(&b);
 }
 
 void
 sweep_verdict_release(struct sweep_verdict *sv)
 {
 	free(sv->text);
+	free(sv->ruled_subkind);
 	free(sv->ruled_reason);
 	memset(sv, 0, sizeof(*sv));
-}
-
-void
-run_sweep_line(const struct sweep_verdict *sv, struct buf *out)
-{
-	if (sv->kind == SWEEP_POLICY && sv->gpu)
-		buf_adds(out, RUN_LINE_PREFIX "precision sweep: wrong at default matmul precision "
-			 "(TF32 on GPU), right at highest\n");
-	else if (sv->kind == SWEEP_POLICY)
-		buf_adds(out, RUN_LINE_PREFIX "precision sweep: wrong at default matmul precision, "
-			 "right at highest\n");
-	else if (sv->kind == SWEEP_LOGIC)
-		buf_adds(out, RUN_LINE_PREFIX "precision sweep: wrong at every matmul precision, "
-			 "highest included\n");
 }
 
 enum attempt_result
@@ -476,20 +542,51 @@ run_all_passed(const struct run_record *r, size_t n)
 	return n > 0;
 }
 
-void
-run_judge(const struct run_record *r, size_t n, bool sweep, struct repeat_cmp *cmp,
-	  struct sweep_verdict *sv, struct buf *conclusion, struct buf *lines)
+/* What text t says the session rules out, into sv. */
+static void
+sweep_rules_out(const struct run_text *t, struct sweep_verdict *sv)
 {
+	const char *slash;
+	char *cls;
+
+	if (!t || !t->rules_out)
+		return;
+	slash = strchr(t->rules_out, '/');
+	cls = xstrndup(t->rules_out, slash ? (size_t)(slash - t->rules_out) : strlen(t->rules_out));
+	sv->ruled_cls = class_from_name(cls);
+	sv->ruled_subkind = slash ? xstrdup(slash + 1) : NULL;
+	sv->ruled_reason = xstrdup(t->reason);
+	free(cls);
+}
+
+void
+run_judge(const struct ruleset *rs, const struct run_record *r, size_t n, bool sweep,
+	  struct repeat_cmp *cmp, struct sweep_verdict *sv, struct run_facts *facts,
+	  struct buf *conclusion, struct buf *lines)
+{
+	const struct run_text *t;
+	struct buf line = BUF_INIT;
+
 	memset(cmp, 0, sizeof(*cmp));
 	memset(sv, 0, sizeof(*sv));
 	sv->ruled_cls = CLASS_COUNT;
 	if (sweep) {
-		run_sweep_judge(r, sv);
-		buf_adds(conclusion, sv->text);
-		run_sweep_line(sv, lines);
+		run_sweep_judge(r, sv, facts);
 	} else if (n > 1) {
 		run_compare(r, n, cmp);
-		run_compare_text(cmp, r, conclusion);
-		run_compare_line(cmp, lines);
+		run_compare_facts(cmp, r, facts);
+	} else {
+		return;
 	}
+	run_facts_line(facts, &line);
+	buf_add(lines, line.data, line.len);
+	if (line.len)
+		line.data[--line.len] = '\0';   /* shown without its newline */
+	t = run_text_pick(rs, &facts->v);
+	run_text_render(t, &facts->v, line.data, conclusion);
+	if (sweep) {
+		sv->text = xstrdup(conclusion->data ? conclusion->data : "");
+		sweep_rules_out(t, sv);
+	}
+	buf_release(&line);
 }

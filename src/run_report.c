@@ -59,7 +59,12 @@ print_single(FILE *out, const struct run_summary *sum, const struct verdict *v)
 	if (r->res.end == RUNNER_TIMED_OUT)
 		buf_addf(&b, " after %g s: stopped with %s (a hang)", sum->timeout,
 			 r->res.killed ? "SIGKILL" : "SIGTERM");
-	if (run_outcome_of(r) == OUTCOME_PASS)
+	if (run_outcome_of(r) == OUTCOME_PASS && r->small_error)
+		fprintf(out, "run: %s, and the error it printed (%s %s) is within the bounds of a "
+			"pass (run_pass, rules/run.yaml): the command passed\n", b.data,
+			r->numbers[0] ? "max_abs" : "max_rel", r->numbers[0] ? r->numbers[0] :
+			r->numbers[1]);
+	else if (run_outcome_of(r) == OUTCOME_PASS)
 		fprintf(out, "run: %s, no failure evidence in %zu line%s of output: the command "
 			"passed\n", b.data, v->nlines, v->nlines == 1 ? "" : "s");
 	else if (r->res.end == RUNNER_EXITED && r->res.code == 0)
@@ -102,6 +107,7 @@ json_run(struct json *o, const struct run_record *r, size_t i)
 	else
 		json_add_null(o, "signal");
 	json_add_bool(o, "killed", r->res.killed);
+	json_add_bool(o, "small_error", r->small_error);
 	json_add_str(o, "class", class_name(r->cls));
 	json_add_str(o, "subkind", r->subkind);
 	json_add_str(o, "fingerprint", r->fingerprint);
@@ -109,6 +115,16 @@ json_run(struct json *o, const struct run_record *r, size_t i)
 	for (size_t k = 0; k < RUN_NNUMBERS; k++)
 		if (r->numbers[k])
 			json_add_str(nums, run_number_names[k], r->numbers[k]);
+}
+
+/* The facts of the fact line, as strings (a machine reads them, as the rules do). */
+static void
+json_facts(struct json *o, const struct run_facts *f)
+{
+	struct json *obj = json_add_object(o, "facts");
+
+	for (size_t i = 0; f && i < f->nline; i++)
+		json_add_str(obj, f->v.v[i].name, f->v.v[i].value);
 }
 
 static void
@@ -133,6 +149,7 @@ json_repeat(struct json *o, const struct run_summary *sum)
 		if (cmp->number_differs[k])
 			json_push_str(arr, run_number_names[k]);
 	json_add_str(r, "text", sum->conclusion);
+	json_facts(r, sum->facts);
 }
 
 static void
@@ -148,6 +165,7 @@ json_sweep(struct json *o, const struct run_summary *sum)
 	s = json_add_object(o, "sweep");
 	json_add_str(s, "conclusion", sweep_kind_name(sv->kind));
 	json_add_str(s, "text", sv->text);
+	json_facts(s, sum->facts);
 	if (sv->ruled_cls == CLASS_COUNT) {
 		json_add_null(s, "rules_out");
 		return;
@@ -172,6 +190,9 @@ run_json_add(struct json *root, const struct run_summary *sum)
 		json_add_num(o, "timeout", sum->timeout);
 	else
 		json_add_null(o, "timeout");
+	json_add_str(o, "timeout_from", sum->timeout <= 0 ? NULL : sum->timeout_default ?
+		     "default" : "option");
+	json_add_bool(o, "interrupted", sum->interrupted);
 	json_add_bool(o, "passed", sum->passed);
 	arr = json_add_array(o, "runs");
 	for (size_t i = 0; i < sum->done; i++)

@@ -84,12 +84,12 @@ run_one(const struct run_series_opts *o, const struct ruleset *rs, struct classi
 	if ((ret = runner_exec(&ro, &res, err)) == 0) {
 		rn->echo_failed |= res.echo_failed;
 		rn->output_left_open |= res.output_left_open;
-		run_end_lines(&res, o->timeout, &lines);
+		run_end_lines(&res, o->timeout, o->timeout_default, &lines);
 		feed(&f, lines.data, lines.len);
 		if (f.one) {
 			classifier_finish(f.one, &v);
 			verdict_derive(rs, &v);
-			run_record_fill(&rn->rec[i], &res, &v, level);
+			run_record_fill(&rn->rec[i], &res, &v, level, rs);
 			verdict_release(&v);
 		} else {
 			rn->rec[i].res = res;   /* filled from the final verdict */

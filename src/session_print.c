@@ -6,6 +6,7 @@
 #include "pt/jaxapi.h"
 #include "pt/ladder.h"
 #include "pt/session_print.h"
+#include "pt/snippet.h"
 #include "pt/term.h"
 #include "pt/xalloc.h"
 
@@ -23,18 +24,16 @@ session_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 	if (r->family)
 		fprintf(out, " (family %s)", r->family);
 	fprintf(out, "\n  action  %s\n", r->action ? r->action : "");
-	if (*change) {
-		fputs("  change  ", out);
-		term_puts_untrusted(out, change);
-		fputs(filled ? "   (from your log)\n" : "\n", out);
-	}
+	/* code as code: never wrapped inside, several lines as lines (pt/snippet.h) */
+	if (*change)
+		snippet_print(out, "  change  ", change, filled ? "   (from your log)" : NULL, 4);
 	if (r->expect)
 		fprintf(out, "  expect  %s\n", r->expect);
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
-		char *snippet = fd ? ladder_flag_render(&ar, fd) : xstrdup(*f);
+		char *snippet = fd ? ladder_flag_render(&ar, fd, &s->vars) : xstrdup(*f);
 
-		fprintf(out, "  debug   %s\n", snippet);
+		snippet_print(out, "  debug   ", snippet, NULL, 4);
 		free(snippet);
 	}
 	for (size_t i = 0; i < ar.nnotes; i++)
@@ -51,15 +50,16 @@ session_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 /* A flag's snippet on a line of its own, spelled for ar; nothing if the rules lack it. */
 static void
 print_flag_line(FILE *out, const struct ruleset *rs, struct api_render *ar, const char *id,
-		const char *before)
+		const char *before, const struct vars *vs)
 {
 	const struct flag_def *fd = ruleset_find_flag(rs, id);
 	char *snippet;
 
 	if (!fd)
 		return;
-	snippet = ladder_flag_render(ar, fd);
-	fprintf(out, "%s      %s\n", before, snippet);
+	snippet = ladder_flag_render(ar, fd, vs);
+	fputs(before, out);
+	snippet_print(out, "      ", snippet, NULL, 6);
 	free(snippet);
 }
 
@@ -81,17 +81,17 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 	if (c == CLASS_SYNCHRONIZATION && !gpu)
 		print_flag_line(out, rs, &ar, "tpu-interpret", "  For a synchronization failure run "
 				"the TPU simulation with the race detector,\n  under 'pallas-triage run "
-				"--timeout' (a hang stays a hang there):\n");
+				"--timeout' (a hang stays a hang there):\n", &s->vars);
 	else if (c == CLASS_SYNCHRONIZATION && gpu_sim)
 		print_flag_line(out, rs, &ar, "gpu-interpret", "  For a synchronization failure run "
 				"GPU interpret mode (Mosaic GPU kernels) with the race\n  detector, under "
-				"'pallas-triage run --timeout':\n");
+				"'pallas-triage run --timeout':\n", &s->vars);
 	else
-		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel on CPU:\n");
+		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel on CPU:\n", &s->vars);
 	if (!gpu || gpu_sim)
 		print_flag_line(out, rs, &ar, gpu ? "gpu-interpret-reset" : "interpret-reset",
 				"  Between runs reset the simulated state, or state from one run leaks "
-				"into the next:\n");
+				"into the next:\n", &s->vars);
 	for (size_t i = 0; i < ar.nnotes; i++)
 		fprintf(out, "  note: %s\n", ar.notes[i]);
 	api_render_release(&ar);

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pt/suggest.h"
 
@@ -39,23 +40,42 @@ edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+/* A word of three letters or more that starts the candidate is one edit away. */
+static size_t
+distance(const char *word, const char *candidate)
+{
+	size_t d = edit_distance(word, candidate), n = strlen(word);
+
+	if (n >= 3 && n < strlen(candidate) && strncasecmp(word, candidate, n) == 0 && d > 1)
+		return 1;
+	return d;
+}
+
 void
 suggest_init(struct suggest *s, const char *word)
 {
 	s->word = word;
 	s->best = NULL;
 	s->dist = SIZE_MAX;
+	s->destructive = false;
+}
+
+void
+suggest_offer_ranked(struct suggest *s, const char *candidate, bool destructive)
+{
+	size_t d = distance(s->word, candidate);
+
+	if (d < s->dist || (d == s->dist && s->destructive && !destructive)) {
+		s->dist = d;
+		s->best = candidate;
+		s->destructive = destructive;
+	}
 }
 
 void
 suggest_offer(struct suggest *s, const char *candidate)
 {
-	size_t d = edit_distance(s->word, candidate);
-
-	if (d < s->dist) {
-		s->dist = d;
-		s->best = candidate;
-	}
+	suggest_offer_ranked(s, candidate, false);
 }
 
 /* Two edits at most, and fewer than half the word: "rn" may be "run", "ab" is not "cd". */

@@ -467,3 +467,30 @@ util_fnv1a(uint64_t h, const void *p, size_t n)
 		h = (h ^ s[i]) * 0x100000001b3ull;
 	return h;
 }
+
+char *
+util_shell_join(char *const *argv)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+				    "_./=:,+@%-";
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; argv[i]; i++) {
+		const char *w = argv[i];
+
+		if (i)
+			buf_addch(&b, ' ');
+		if (*w && strspn(w, plain) == strlen(w) && *w != '=') {
+			buf_adds(&b, w);
+			continue;
+		}
+		buf_addch(&b, '\'');
+		for (; *w; w++)
+			if (*w == '\'')
+				buf_adds(&b, "'\\''");
+			else
+				buf_addch(&b, *w);
+		buf_addch(&b, '\'');
+	}
+	return buf_detach(&b, NULL);
+}

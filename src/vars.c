@@ -96,7 +96,7 @@ vars_expand(const struct vars *vs, const char *tmpl, struct buf *out)
 
 	while (*p) {
 		const char *start = strstr(p, "${");
-		const char *end;
+		const char *end, *bar;
 		struct var *v;
 
 		if (!start) {
@@ -111,10 +111,14 @@ vars_expand(const struct vars *vs, const char *tmpl, struct buf *out)
 		}
 		if (out)
 			buf_add(out, p, (size_t)(start - p));
-		v = vars_find(vs, start + 2, (size_t)(end - start - 2));
+		/* ${name|default}: the default stands in when name has no value */
+		bar = memchr(start + 2, '|', (size_t)(end - start - 2));
+		v = vars_find(vs, start + 2, (size_t)((bar ? bar : end) - start - 2));
 		if (v && out)
 			buf_adds(out, v->value);
-		else if (!v) {
+		else if (!v && bar && out)
+			buf_add(out, bar + 1, (size_t)(end - bar - 1));
+		else if (!v && !bar) {
 			missing++;
 			if (out)
 				buf_add(out, start, (size_t)(end - start + 1));
@@ -128,4 +132,19 @@ bool
 vars_can_expand(const struct vars *vs, const char *tmpl)
 {
 	return vars_expand(vs, tmpl, NULL) == 0;
+}
+
+bool
+vars_uses_value(const struct vars *vs, const char *tmpl)
+{
+	for (const char *p = tmpl; (p = strstr(p, "${")); p += 2) {
+		const char *end = strchr(p + 2, '}'), *bar;
+
+		if (!end)
+			break;
+		bar = memchr(p + 2, '|', (size_t)(end - p - 2));
+		if (vars_find(vs, p + 2, (size_t)((bar ? bar : end) - p - 2)))
+			return true;
+	}
+	return false;
 }

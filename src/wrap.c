@@ -11,6 +11,49 @@
 /* How far a "key:" or a label may reach for its continuation to line up with it. */
 #define KEY_MAX_COLS 24
 
+/* A line longer than this is written as it is: the code mask is on the stack. */
+#define LINE_MAX_MASK 16384
+
+/*
+ * The memory streams of the wrap_outs that wrap now: only there do code
+ * markers go (wrap_code_begin()), so output that is not wrapped never holds
+ * one. A handful are open at once (stdout, and a walk's stream).
+ */
+static FILE *wrapping[8];
+
+static void
+track(FILE *fp, bool on)
+{
+	for (size_t i = 0; i < sizeof(wrapping) / sizeof(wrapping[0]); i++)
+		if (on ? !wrapping[i] : wrapping[i] == fp) {
+			wrapping[i] = on ? fp : NULL;
+			return;
+		}
+}
+
+static bool
+is_wrapping(FILE *fp)
+{
+	for (size_t i = 0; fp && i < sizeof(wrapping) / sizeof(wrapping[0]); i++)
+		if (wrapping[i] == fp)
+			return true;
+	return false;
+}
+
+void
+wrap_code_begin(FILE *fp)
+{
+	if (is_wrapping(fp))
+		fputc(WRAP_CODE_ON, fp);
+}
+
+void
+wrap_code_end(FILE *fp)
+{
+	if (is_wrapping(fp))
+		fputc(WRAP_CODE_OFF, fp);
+}
+
 unsigned
 wrap_width(int fd, const char *columns)
 {
@@ -122,7 +165,8 @@ hang_of(const char *s, size_t n, unsigned width)
  * drops (the spaces) in *end.
  */
 static size_t
-find_break(const char *s, size_t start, size_t n, unsigned col, unsigned width, size_t *end)
+find_break(const char *s, const bool *code, size_t start, size_t n, unsigned col, unsigned width,
+	   size_t *end)
 {
 	size_t cand = n, soft = n, i, e;
 
@@ -131,14 +175,15 @@ find_break(const char *s, size_t start, size_t n, unsigned col, unsigned width, 
 			i += e - 1;
 			continue;
 		}
-		if (s[i] == ' ' && i > start && s[i - 1] != ' ') {
+		if (s[i] == ' ' && i > start && s[i - 1] != ' ' && !code[i]) {
 			if (col <= width)
 				cand = i;
 			else
 				break;
 		}
 		col = advance(s, i, col);
-		if ((s[i] == '(' || s[i] == ',') && col <= width && i + 1 < n && s[i + 1] != ' ')
+		if ((s[i] == '(' || s[i] == ',') && col <= width && i + 1 < n && s[i + 1] != ' ' &&
+		    !code[i + 1])
 			soft = i + 1;
 		if (s[i] == ' ')
 			soft = n;       /* only inside the word being written */
@@ -164,7 +209,7 @@ find_break(const char *s, size_t start, size_t n, unsigned col, unsigned width, 
 }
 
 static void
-wrap_line(FILE *out, const char *s, size_t n, unsigned width)
+wrap_plain(FILE *out, const char *s, const bool *code, size_t n, unsigned width)
 {
 	unsigned hang, col = 0;
 	size_t start = 0, b, e = 0;
@@ -175,10 +220,10 @@ wrap_line(FILE *out, const char *s, size_t n, unsigned width)
 	}
 	hang = hang_of(s, n, width);
 	for (;;) {
-		b = find_break(s, start, n, col, width, &e);
+		b = find_break(s, code, start, n, col, width, &e);
 		/* never break the first line left of where its continuations start */
 		if (b < n && start == 0 && cols(s, 0, b, 0) <= hang)
-			b = find_break(s, e, n, cols(s, 0, e, 0), width, &e);
+			b = find_break(s, code, e, n, cols(s, 0, e, 0), width, &e);
 		fwrite(s + start, 1, b - start, out);
 		if (b >= n)
 			return;
@@ -186,6 +231,46 @@ wrap_line(FILE *out, const char *s, size_t n, unsigned width)
 		start = e;
 		col = hang;
 	}
+}
+
+/*
+ * One line: the code markers come out, and what was between them is code,
+ * which no break may fall inside (a cut command or expression does not
+ * paste). A line too long for the mask is written unwrapped, markers out.
+ */
+static void
+wrap_line(FILE *out, const char *s, size_t n, unsigned width)
+{
+	char text[LINE_MAX_MASK];
+	bool code[LINE_MAX_MASK], in = false;
+	size_t k = 0;
+
+	if (!memchr(s, WRAP_CODE_ON, n) && !memchr(s, WRAP_CODE_OFF, n)) {
+		static const bool none[LINE_MAX_MASK];
+
+		if (n < LINE_MAX_MASK)
+			wrap_plain(out, s, none, n, width);
+		else
+			fwrite(s, 1, n, out);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == WRAP_CODE_ON || s[i] == WRAP_CODE_OFF) {
+			in = s[i] == WRAP_CODE_ON;
+			continue;
+		}
+		if (k == sizeof(text))
+			break;
+		code[k] = in;
+		text[k++] = s[i];
+	}
+	if (k == sizeof(text)) {
+		for (size_t i = 0; i < n; i++)
+			if (s[i] != WRAP_CODE_ON && s[i] != WRAP_CODE_OFF)
+				fputc(s[i], out);
+		return;
+	}
+	wrap_plain(out, text, code, k, width);
 }
 
 void
@@ -212,7 +297,9 @@ reopen(struct wrap_out *o)
 	if (!o->fp) {               /* out of memory: print unwrapped rather than not at all */
 		o->fp = o->real;
 		o->width = 0;
+		return;
 	}
+	track(o->fp, true);
 }
 
 void
@@ -230,6 +317,7 @@ void
 wrap_out_flush(struct wrap_out *o)
 {
 	if (o->width && o->fp != o->real) {
+		track(o->fp, false);
 		fclose(o->fp);
 		wrap_write(o->real, o->buf, o->len, o->width);
 		free(o->buf);
@@ -243,6 +331,7 @@ wrap_out_close(struct wrap_out *o)
 {
 	wrap_out_flush(o);
 	if (o->fp != o->real) {
+		track(o->fp, false);
 		fclose(o->fp);
 		free(o->buf);
 	}

@@ -41,3 +41,17 @@ golden_dir() {
 		if [ -z "$bad" ]; then ok "$base"; else not_ok "$base: $bad"; sed 's/^/    /' "$T/diff" | head -40; fi
 	done
 }
+# contract_table TABLE COMMAND: the rows of a property table (tests/contract.py
+# says the format), counted with this suite's own cases
+contract_table() {
+	PTRUN=$PTRUN python3 "$SRC/tests/contract.py" "$1" "$2" >"$T/contract.out" 2>&1
+	grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$T/contract.out"
+	line=$(tail -n 1 "$T/contract.out")
+	case "$line" in
+	*' passed, '*' failed') ;;
+	*) not_ok "$1: the table runner ended without a count"; return ;;
+	esac
+	npass=$((npass + ${line%% passed*}))
+	f=${line#* passed, }
+	nfail=$((nfail + ${f%% failed}))
+}

@@ -123,7 +123,9 @@ struct block_check {
 	/*
 	 * For an illegal block: the nearest legal shapes, the first rounding
 	 * up (the ragged last block is padded). For a legal block with
-	 * e2002_risk: shapes that are safe under the stricter tile.
+	 * e2002_risk: shapes that are safe under the stricter tile. Every
+	 * proposal is a multiple of the stricter tile (rule.strict_tile), so
+	 * none of them is itself a risk.
 	 */
 	struct block_proposal props[BLOCK_MAX_PROPOSALS];
 	size_t nprops;
@@ -136,6 +138,11 @@ struct block_check {
  */
 void block_check(const struct shape *block, const struct shape *array, const struct block_rule *rule,
 		 enum block_memory mem, struct block_check *out);
+/*
+ * The verdict of a check as one word: "illegal", "risk" (legal, but not
+ * under the stricter tile Mosaic may pick: E2002) or "legal".
+ */
+const char *block_verdict_name(const struct block_check *bc);
 
 /*
  * The shrinking steps of the capacity method. Halve the minor dimension

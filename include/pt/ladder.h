@@ -49,8 +49,12 @@ char *ladder_change_values(const struct rung *r, const struct vars *vs);
 /* The same, rendering with ar, which collects what a printer should say (notes, guesses). */
 char *ladder_change_render(struct api_render *ar, const struct rung *r, const struct vars *vs,
 			   bool *filled);
-/* Returns a new string: flag f's snippet spelled for ar's version. */
-char *ladder_flag_render(struct api_render *ar, const struct flag_def *f);
+/*
+ * Returns a new string: flag f's snippet spelled for ar's version, its
+ * ${values} filled from vs (a snippet's values all have defaults:
+ * ${command|python your_test.py} is the user's command when it is known).
+ */
+char *ladder_flag_render(struct api_render *ar, const struct flag_def *f, const struct vars *vs);
 /*
  * After rendering with ar: one sentence on the JAX version the API names
  * are spelled for (a new string), or NULL when no name depended on it.

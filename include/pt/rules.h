@@ -183,6 +183,8 @@ struct class_def {
 	char **fingerprint;        /* values that tell one failure of the class from another
 				    * (the test, the file, the dtype, the size): hashed into
 				    * the fingerprint with the masked key line */
+	char **next_steps_run;     /* the same under a verdict of `run` (the value `command` is
+				    * set: run captured both streams itself), or NULL */
 };
 
 /* Is subkind (may be NULL) undecided for class cd (no subkind counts as undecided)? */
@@ -231,6 +233,32 @@ struct fact_def {
 	char **examples;
 };
 
+/*
+ * A sentence of `pallas-triage run` (rules/run.yaml, `run_texts`): the
+ * first entry whose `when` facts all hold says what the runs' facts mean
+ * (run_text_pick(), pt/run_texts.h). Nothing of it is read back by a rule.
+ */
+struct run_text {
+	char **when;                /* NAME, VALUE pairs, NULL-terminated */
+	char *text;                 /* the conclusion, with ${fact} placeholders */
+	char *rules_out;            /* "class" or "class/subkind" the session rules out, or NULL */
+	char *reason;               /* why, for the ruled-out list; set with rules_out */
+	char *file;
+	int line;
+};
+
+/*
+ * When a run that exits 0 still passes although rules fired (`run_pass`):
+ * every rule of the verdict's class that fired is one of `rules` (rules that
+ * only measure, such as a printed error metric), and every max_abs and
+ * max_rel it captured is at most the bound.
+ */
+struct run_pass {
+	char **rules;               /* rule ids, NULL-terminated, or NULL: no such pass */
+	char *max_abs, *max_rel;    /* the bounds as written (numbers), or NULL */
+	char *file;                 /* where it was defined, or NULL */
+};
+
 struct ruleset {
 	struct rule **rules;
 	size_t nrules, alloc_rules;
@@ -248,6 +276,9 @@ struct ruleset {
 	struct context_def *contexts;
 	size_t ncontexts, alloc_contexts;
 	struct confidence_policy policy;
+	struct run_text *run_texts; /* in file order: the first match wins */
+	size_t nrun_texts, alloc_run_texts;
+	struct run_pass run_pass;
 	struct chiptab *chips;      /* may be NULL when no chips.yaml was loaded */
 	struct jaxapi *api;         /* the JAX API table; NULL when no jax-api.yaml was loaded */
 	char **more_info;           /* what every escalation report asks for (top-level

@@ -23,10 +23,13 @@ struct run_summary {
 	const struct run_record *rec;     /* the runs done, in order */
 	size_t done;
 	double timeout;                   /* --timeout in seconds; 0: none */
+	bool timeout_default;             /* ... run's default, not given */
 	bool passed;                      /* every run passed */
 	const struct repeat_cmp *cmp;     /* several runs, no sweep: how they compare */
 	const struct sweep_verdict *sv;   /* sweep: what the levels say */
 	const char *conclusion;           /* several runs: the conclusion for people */
+	const struct run_facts *facts;    /* several runs: what they showed, as facts */
+	bool interrupted;                 /* Ctrl-C stopped the last run: a diagnosis of what came */
 };
 
 /* The line of a single run (v: its verdict), or the table and the conclusion. */

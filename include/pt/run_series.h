@@ -23,6 +23,7 @@
 struct run_series_opts {
 	char *const *cmd;           /* the command, NULL-terminated */
 	double timeout, grace;      /* seconds; timeout <= 0: none (pt/runner.h) */
+	bool timeout_default;       /* timeout was not given: run's default */
 	bool pass_stdin;            /* the command reads our stdin */
 	int out_fd, err_fd;         /* echo its stdout/stderr here; -1: no echo */
 	bool sweep;                 /* one run per run_precision_levels[] */

@@ -111,5 +111,11 @@ uint64_t util_fnv1a(uint64_t h, const void *p, size_t n);
 
 /* Parse a non-negative decimal integer; returns -1 on junk or overflow. */
 int util_parse_size(const char *s, unsigned long long *out);
+/*
+ * argv (NULL-terminated) as a POSIX shell command line that runs it again:
+ * a word with anything but [A-Za-z0-9_./=:,+@%-] is in single quotes. A
+ * new string: free() it.
+ */
+char *util_shell_join(char *const *argv);
 
 #endif

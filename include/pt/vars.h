@@ -37,11 +37,14 @@ bool vars_is(const struct vars *vs, const char *name, const char *value);
 void vars_copy(struct vars *dst, const struct vars *src, bool overwrite);
 
 /*
- * Append tmpl to out with each ${name} replaced by its value. Returns the
- * number of names that had no value (they are left as "${name}").
+ * Append tmpl to out with each ${name} replaced by its value, and each
+ * ${name|default} by its value or, without one, by default. Returns the
+ * number of names without a value or a default (they are left as "${name}").
  */
 int vars_expand(const struct vars *vs, const char *tmpl, struct buf *out);
-/* True when every ${name} in tmpl has a value. */
+/* True when every ${name} in tmpl has a value (or a default). */
 bool vars_can_expand(const struct vars *vs, const char *tmpl);
+/* True when some ${name} of tmpl (defaulted or not) has a value in vs. */
+bool vars_uses_value(const struct vars *vs, const char *tmpl);
 
 #endif

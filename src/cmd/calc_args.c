@@ -8,6 +8,7 @@
 #include "calc_args.h"
 #include "pt/buf.h"
 #include "pt/gpus.h"
+#include "pt/suggest.h"
 #include "pt/vmem.h"
 #include "pt/xalloc.h"
 
@@ -177,7 +178,7 @@ calc_parse_operands(const char *s, int *n_in, int *n_out)
 	if (strlen(s) >= sizeof(copy))
 		return -1;
 	memcpy(copy, s, strlen(s) + 1);
-	*n_in = *n_out = 0;
+	/* a part not given keeps the default the caller set: in:2 is in:2,out:1 */
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
 
@@ -189,6 +190,55 @@ calc_parse_operands(const char *s, int *n_in, int *n_out)
 			return -1;
 	}
 	return *n_in + *n_out > 0 ? 0 : -1;
+}
+
+int
+calc_want_limit(const struct cmd_entry *e, const char *s, unsigned long long floor,
+		const char *unit, unsigned long long *out)
+{
+	size_t n = strspn(s, "0123456789.");
+
+	if (vmem_parse_size(s, out) < 0 || *out == 0)
+		return cmd_usage_error(e, "--limit takes a size such as 32M, 48MiB, 227K or 33554432, "
+				       "not '%s'", s);
+	/* a bare number is bytes; one this small is almost surely in the unit limits are
+	 * written in: say so rather than compute with 16 bytes */
+	if (s[n] == '\0' && *out < floor && *out < 1024)
+		return cmd_usage_error(e, "--limit %s is %s bytes, less than any kernel needs: a "
+				       "number without a unit is bytes. Write %s%s for %s %siB, or %sB "
+				       "if bytes are meant", s, s, s, unit, s, unit, s);
+	if (s[n] == '\0' && *out < floor)
+		return cmd_usage_error(e, "--limit %s is %s bytes, less than any kernel needs: a "
+				       "number without a unit is bytes. Write its unit (K, M or G), or "
+				       "%sB if bytes are meant", s, s, s);
+	return 0;
+}
+
+/* Offer a name and its aliases. */
+static void
+offer_all(struct suggest *sg, const char *name, char *const *aliases)
+{
+	suggest_offer(sg, name);
+	for (char *const *a = aliases; a && *a; a++)
+		suggest_offer(sg, *a);
+}
+
+const char *
+calc_near(const struct chiptab *t, const char *word, bool dtype)
+{
+	struct suggest sg;
+
+	/* "v9" is no typo of "v2": two letters say too little */
+	if (!t || !word || strlen(word) < 3)
+		return NULL;
+	suggest_init(&sg, word);
+	for (size_t i = 0; dtype && i < t->ndtypes; i++)
+		offer_all(&sg, t->dtypes[i]->name, t->dtypes[i]->aliases);
+	for (size_t i = 0; !dtype && i < t->nchips; i++)
+		offer_all(&sg, t->chips[i]->name, t->chips[i]->aliases);
+	for (size_t i = 0; !dtype && i < t->ngpus; i++)
+		offer_all(&sg, t->gpus[i]->name, t->gpus[i]->aliases);
+	return suggest_best(&sg);
 }
 
 const struct dtype *
@@ -212,7 +262,8 @@ calc_operand(const struct cmd_entry *e, const char *opt, const char *arg,
 		return cmd_usage_error(e, "bad %s '%s': too long", opt, arg);
 	snprintf(dims, sizeof(dims), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
 	if (!(*dtype = colon ? calc_want_dtype(t, colon + 1, gpu, &err) : dflt))
-		return cmd_not_found(NULL, "bad %s '%s': %s", opt, arg, err.msg);
+		return cmd_not_found(calc_near(t, colon + 1, true), "bad %s '%s': %s", opt, arg,
+				     err.msg);
 	if (shape_parse(shape, dims, false, &err) < 0)
 		return cmd_usage_error(e, "bad %s '%s': %s", opt, arg, err.msg);
 	return 0;

@@ -99,8 +99,24 @@ void calc_print_lines(const char *prefix, const struct buf *lines);
 void calc_json_lines(struct json *obj, const char *key, const struct buf *lines);
 /* A decimal integer in [min, max] into *out; -1 when s is not one. */
 int calc_small_int(const char *s, int min, int max, int *out);
-/* "in:2,out:1", either part optional (then 0), not both 0; -1 when malformed. */
+/*
+ * "in:2,out:1" into *n_in and *n_out, which hold the defaults: a part not
+ * given keeps its default ("in:2" leaves *n_out as it was). Not both 0;
+ * -1 when malformed.
+ */
 int calc_parse_operands(const char *s, int *n_in, int *n_out);
+/*
+ * --limit s of command e into *out: a size (pt/vmem.h). A number without a
+ * unit below floor bytes is refused as almost surely meant in `unit` ("M"
+ * for vmem, "K" for smem). Returns 0, or the usage error's exit status.
+ */
+int calc_want_limit(const struct cmd_entry *e, const char *s, unsigned long long floor,
+		    const char *unit, unsigned long long *out);
+/*
+ * The dtype (dtype true) or chip/GPU name of t that word is probably a
+ * typo of, for "did you mean": borrowed from t, or NULL.
+ */
+const char *calc_near(const struct chiptab *t, const char *word, bool dtype);
 /*
  * A dtype by name. On a GPU any dtype of the table is taken; on a TPU the
  * ones Pallas TPU refuses (64-bit) are errors. NULL with err set.

@@ -42,9 +42,11 @@ const struct cmd_entry cmd_check_block_entry = {
 		"  --swizzle BYTES  Mosaic GPU: the SMEM swizzle of the block (32, 64 or 128)\n"
 		"  --mma ROLE       the block's place in a matmul: lhs (M, K), rhs (K, N), acc (M, N)\n"
 		"  --json           print the verdict as JSON\n"
-		"\nexit status: 0 legal, 1 illegal, 2 usage (unknown chip or dtype, bad dims, a backend\n"
-		"the chip does not run),\n"
-		"3 the rules have no chip table\n",
+		"\nverdicts: legal; at risk (E2002: legal under the tile the lowering checks, but\n"
+		"not a multiple of the larger 16-bit tile Mosaic may pick); illegal.\n"
+		"exit status: 0 legal, 1 illegal or at risk (--json: \"verdict\"), 2 usage (unknown\n"
+		"chip or dtype, bad dims, a backend the chip does not run), 3 the rules have no\n"
+		"chip table\n",
 	.min_args = 0,
 	.max_args = 0,
 	.flags = CMD_NEEDS_RULES,
@@ -228,6 +230,13 @@ buffer_bytes(const struct cb_input *in, const struct block_check *bc, struct vme
 	return vmem_compute(&s, u, NULL) == 0;
 }
 
+/* The verdict as the first line says it; JSON's "verdict" is block_verdict_name(). */
+static const char *
+block_verdict_text(const struct block_check *bc)
+{
+	return !bc->legal ? "illegal" : bc->e2002_risk ? "at risk (E2002)" : "legal";
+}
+
 static void
 print_verdict_reasons(const struct cb_input *in, const struct block_check *bc)
 {
@@ -235,7 +244,7 @@ print_verdict_reasons(const struct cb_input *in, const struct block_check *bc)
 
 	print_shape("block ", &in->block, "");
 	printf(" %s on %s in %s: %s\n", in->dtype->name, in->chip->name, block_memory_name(in->mem),
-	       bc->legal ? "legal" : "illegal");
+	       block_verdict_text(bc));
 	if (bc->smem_exempt)
 		printf("  a whole-array block in SMEM is exempt from the tiling rules\n");
 	else if (in->mem == BLOCK_MEM_ANY && bc->legal)
@@ -407,6 +416,7 @@ print_json(const struct cb_input *in, const struct block_check *bc)
 	tile = json_add_array(root, "tile");
 	json_push_int(tile, in->rule.sublane_tile);
 	json_push_int(tile, in->rule.lanes);
+	json_add_str(root, "verdict", block_verdict_name(bc));
 	json_add_bool(root, "legal", bc->legal);
 	json_add_str(root, "problem", problem_name(bc->problem));
 	json_add_bool(root, "smem_exempt", bc->smem_exempt);
@@ -530,6 +540,7 @@ gpu_print_json(const struct cb_input *in, const struct gpu_block_check *c)
 	else
 		json_add_null(root, "swizzle");
 	json_add_bool(root, "swizzle_suggested", c->swizzle_suggested);
+	json_add_str(root, "verdict", c->legal ? "legal" : "illegal");
 	json_add_bool(root, "legal", c->legal);
 	arr = json_add_array(root, "checks");
 	for (size_t i = 0; i < c->nf; i++) {
@@ -642,9 +653,10 @@ resolve(const struct cb_args *a, const struct chiptab *t, struct cb_input *in)
 	memset(in, 0, sizeof(*in));
 	in->tab = t;
 	in->json = a->target.json;
-	if (chiptab_want_target(t, a->target.chip, &in->chip, &in->gpu, &err) < 0 ||
-	    !(in->dtype = calc_want_dtype(t, a->target.dtype, in->gpu != NULL, &err)))
-		return cmd_not_found(NULL, "%s", err.msg);
+	if (chiptab_want_target(t, a->target.chip, &in->chip, &in->gpu, &err) < 0)
+		return cmd_not_found(calc_near(t, a->target.chip, false), "%s", err.msg);
+	if (!(in->dtype = calc_want_dtype(t, a->target.dtype, in->gpu != NULL, &err)))
+		return cmd_not_found(calc_near(t, a->target.dtype, true), "%s", err.msg);
 	if (shape_parse(&in->block, a->target.block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	if (in->gpu)
@@ -690,5 +702,6 @@ cmd_check_block_run(int argc, char **argv, struct pt_ctx *ctx)
 		print_json(&in, &bc);
 	else
 		print_human(&in, &bc);
-	return bc.legal ? PT_EXIT_OK : PT_EXIT_FINDING;
+	/* a risk is a finding: the agent that reads only the status must not take it as fine */
+	return bc.legal && !bc.e2002_risk ? PT_EXIT_OK : PT_EXIT_FINDING;
 }

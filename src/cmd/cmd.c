@@ -4,6 +4,7 @@
  * `rules ...`, `session ...`). Exact-name lookup only: prefixes would break
  * as commands are added.
  */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,55 @@ cmd_suggest(const struct cmd_entry *const *table, const char *word)
 
 	suggest_init(&s, word);
 	for (const struct cmd_entry *const *e = table; *e; e++)
-		suggest_offer(&s, (*e)->name);
+		suggest_offer_ranked(&s, (*e)->name, ((*e)->flags & CMD_DESTRUCTIVE) != 0);
 	return suggest_best(&s);
+}
+
+/* Every "--option" written in text (a usage line, a help text), appended to v[*n]. */
+static void
+collect_options(const char *text, char ***v, size_t *n, size_t *alloc)
+{
+	for (const char *p = text; p && (p = strstr(p, "--")); ) {
+		size_t len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+
+		if (len >= 2 && (p == text || strchr(" [(|", p[-1]))) {
+			XGROW(*v, *alloc, *n + 2);
+			(*v)[(*n)++] = xasprintf("--%.*s", (int)len, p + 2);
+			(*v)[*n] = NULL;
+		}
+		p += 2 + len;
+	}
+}
+
+/*
+ * getopt_long said an option was not recognised: the one it probably
+ * means, from the options the command's usage and help name and the global
+ * ones, copied into out; false when none is close.
+ */
+static bool
+option_suggest(const struct cmd_entry *e, const struct pt_ctx *ctx, char *out, size_t size)
+{
+	char **opts = NULL, word[64];
+	size_t n = 0, alloc = 0;
+	struct suggest s;
+	const char *bad, *best;
+
+	if (!ctx->argv || optind < 1 || optind > ctx->argc || !(bad = ctx->argv[optind - 1]) ||
+	    strncmp(bad, "--", 2) != 0)
+		return false;
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(bad, "="), bad);
+	collect_options(e->usage, &opts, &n, &alloc);
+	collect_options(e->help, &opts, &n, &alloc);
+	collect_options("--help --rules --color --no-input --session-dir", &opts, &n, &alloc);
+	suggest_init(&s, word);
+	for (size_t i = 0; i < n; i++)
+		suggest_offer(&s, opts[i]);
+	if ((best = suggest_best(&s)))
+		snprintf(out, size, "%s", best);
+	for (size_t i = 0; i < n; i++)
+		free(opts[i]);
+	free(opts);
+	return best != NULL;
 }
 
 const struct cmd_entry *
@@ -316,7 +364,10 @@ cmd_dispatch(const struct cmd_entry *const *table, int argc, char **argv, struct
 
 		argv[0] = label;
 		optind = 0;
+		ctx->argc = argc;
+		ctx->argv = argv;
 		rc = e->run(argc, argv, ctx);
+		ctx->argv = NULL;
 		argv[0] = saved;
 		free(label);
 		return rc;
@@ -348,8 +399,13 @@ cmd_global_option(const struct cmd_entry *e, struct pt_ctx *ctx, int c, const ch
 			return cmd_usage_error(e, "--session-dir needs a directory");
 		ctx->session_dir = arg;
 		return 0;
-	default:
-		/* getopt_long already said what was wrong */
+	default: {
+		/* getopt_long already said what was wrong; say what it was probably meant to be */
+		char near[64];
+
+		if (e && option_suggest(e, ctx, near, sizeof(near)))
+			fprintf(stderr, "did you mean '%s'?\n", near);
 		return cmd_usage_error(e, NULL);
+	}
 	}
 }

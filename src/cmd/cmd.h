@@ -27,12 +27,15 @@ struct pt_ctx {
 	struct ruleset *rules;       /* loaded by the dispatcher for CMD_NEEDS_RULES */
 	char *rules_origin;          /* where the rules were found (owned) */
 	struct settings env;         /* the PALLAS_TRIAGE_* environment, read once by main() */
+	int argc;                    /* the running command's arguments (borrowed), for */
+	char **argv;                 /* "did you mean" after a mistyped option */
 };
 
 enum cmd_flags {
 	CMD_NEEDS_RULES = 1 << 0,    /* load and validate the rules before run */
 	CMD_GROUP = 1 << 1,          /* has a sub-table; run is not called */
 	CMD_HIDDEN = 1 << 2,         /* not listed in help */
+	CMD_DESTRUCTIVE = 1 << 3,    /* changes or removes state: never the preferred typo fix */
 };
 
 struct cmd_entry {

@@ -16,6 +16,7 @@
 #include "pt/jaxapi.h"
 #include "pt/ladder.h"
 #include "pt/rules.h"
+#include "pt/snippet.h"
 #include "pt/suggest.h"
 #include "pt/term.h"
 #include "pt/vars.h"
@@ -85,8 +86,14 @@ explain_rung(FILE *out, struct api_render *ar, const struct rung *r, size_t k)
 	api_render_clear_notes(ar);
 	fprintf(out, "  %zu. %s: %s\n", k, r->id, r->action);
 	if (r->fallback || r->change) {
+		struct vars none = VARS_INIT;
+		struct buf shown = BUF_INIT;
+
+		/* values without a default stay ${name}; a default is what a log without it gets */
 		api_render_text(ar, r->fallback ? r->fallback : r->change, &b);
-		fprintf(out, "     change: %s\n", b.data);
+		vars_expand(&none, b.data, &shown);
+		snippet_print(out, "     change: ", shown.data, NULL, 9);
+		buf_release(&shown);
 	}
 	fprintf(out, "     expect: %s\n", r->expect);
 	/* every subkind: the walk offers the rung for each of them */

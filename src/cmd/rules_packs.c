@@ -85,7 +85,7 @@ const struct cmd_entry cmd_rules_remove_entry = {
 	.usage = "rules remove NAME",
 	.summary = "remove an installed rule pack",
 	.help = "exit status: 0 removed, 2 usage error or no such pack, 4 file system error\n",
-	.min_args = 1, .max_args = 1, .run = rules_remove_run,
+	.min_args = 1, .max_args = 1, .flags = CMD_DESTRUCTIVE, .run = rules_remove_run,
 };
 
 enum { OPT_SHA256 = 1, OPT_NAME, OPT_ALLOW_HTTP, OPT_JSON };

@@ -50,7 +50,8 @@ const struct cmd_entry cmd_run_entry = {
 	"options:\n"
 	"  --timeout S        stop the command (its whole process group: SIGTERM, then\n"
 	"                     SIGKILL after the grace period) if it runs longer than S\n"
-	"                     seconds, and report a hang (synchronization evidence)\n"
+	"                     seconds, and report a hang (synchronization evidence);\n"
+	"                     default 1800, 0 waits for ever\n"
 	"  --grace S          seconds between SIGTERM and SIGKILL (default 5)\n"
 	"  --repeat N         run N times and compare exit status, failure and numbers:\n"
 	"                     results that change point to a race\n"
@@ -68,12 +69,12 @@ const struct cmd_entry cmd_run_entry = {
 	"The command runs directly, without a shell. In a session in progress each run\n"
 	"(or --repeat series) is recorded as an attempt: fixed, same or new; a run that\n"
 	"gives the same failure again without --change or --rung is no attempt (nothing\n"
-	"was said to have changed) and records nothing. Ctrl-C stops the command and\n"
-	"records nothing.\n"
+	"was said to have changed) and records nothing. Ctrl-C stops the command,\n"
+	"records nothing and diagnoses what it printed.\n"
 	"exit status: 0 the command passed (exit 0, no failure evidence) in every run,\n"
 	"1 it failed in some run (diagnosis printed), 2 usage error, 3 bad rules or a\n"
 	"corrupt session, 4 the command cannot be started, the session is locked, or\n"
-	"I/O error, 128+N interrupted by signal N (130: Ctrl-C)\n",
+	"I/O error, 128+N interrupted by signal N (130: Ctrl-C; what came is diagnosed)\n",
 	.min_args = 1,
 	.max_args = -1,
 	.run = cmd_run_run,
@@ -102,24 +103,30 @@ static const struct option run_options[] = {
 
 #define RUN_MAX_REPEAT 1000
 #define RUN_MAX_SECONDS 1e6
+/* A run never waits for ever unless asked to (--timeout 0): an agent that
+ * runs a hung command would wait with it. Above any normal compilation. */
+#define RUN_DEFAULT_TIMEOUT 1800.0
 
 struct run_args {
 	double timeout, grace;
+	bool timeout_default;       /* no --timeout: RUN_DEFAULT_TIMEOUT */
 	size_t repeat;
 	bool sweep, pass_stdin, quiet, json, no_record;
 	const char *rung, *change;
 	char **cmd;
 };
 
+/* Seconds above 0 (or 0 itself when zero_ok: --timeout 0 is no timeout). */
 static int
-parse_seconds(const char *opt, const char *s, double *out)
+parse_seconds(const char *opt, const char *s, bool zero_ok, double *out)
 {
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || *end || !isfinite(v) || v <= 0 || v > RUN_MAX_SECONDS)
-		return cmd_usage_error(&cmd_run_entry, "%s takes a number of seconds above 0, "
-				       "not '%s'", opt, s);
+	if (end == s || *end || !isfinite(v) || v < 0 || (v == 0 && !zero_ok) ||
+	    v > RUN_MAX_SECONDS)
+		return cmd_usage_error(&cmd_run_entry, "%s takes a number of seconds above 0%s, "
+				       "not '%s'", opt, zero_ok ? " (0: no timeout)" : "", s);
 	*out = v;
 	return 0;
 }
@@ -135,15 +142,18 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct run_args *a)
 	memset(a, 0, sizeof(*a));
 	a->grace = 5.0;
 	a->repeat = 1;
+	a->timeout = RUN_DEFAULT_TIMEOUT;
+	a->timeout_default = true;
 	/* '+': the first operand starts the command, whose options are its own */
 	while ((c = getopt_long(argc, argv, "+qh", run_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_TIMEOUT:
-			if ((rc = parse_seconds("--timeout", optarg, &a->timeout)) != 0)
+			if ((rc = parse_seconds("--timeout", optarg, true, &a->timeout)) != 0)
 				return rc;
+			a->timeout_default = false;
 			break;
 		case OPT_GRACE:
-			if ((rc = parse_seconds("--grace", optarg, &a->grace)) != 0)
+			if ((rc = parse_seconds("--grace", optarg, false, &a->grace)) != 0)
 				return rc;
 			break;
 		case OPT_REPEAT:
@@ -396,7 +406,8 @@ run_commands(const struct run_args *a, const struct run_session *rsn, const stru
 	     struct classifier *all, struct run_series *rn, struct pt_err *err)
 {
 	struct run_series_opts o = {
-		.cmd = a->cmd, .timeout = a->timeout, .grace = a->grace,
+		.cmd = a->cmd, .timeout = a->timeout, .timeout_default = a->timeout_default,
+		.grace = a->grace,
 		.pass_stdin = a->pass_stdin, .sweep = a->sweep, .repeat = a->repeat,
 		.out_fd = a->quiet ? -1 : a->json ? STDERR_FILENO : STDOUT_FILENO,
 		.err_fd = a->quiet ? -1 : STDERR_FILENO,
@@ -495,6 +506,71 @@ print_json(struct pt_ctx *ctx, const struct run_summary *sum, const struct verdi
 
 /* ------------------------------------------------------------ the command */
 
+/* The hints name the command run ran (${command}, docs/rules.md), not "python k.py". */
+static void
+set_command(struct verdict *v, char *const *cmd)
+{
+	char *line = util_shell_join(cmd);
+
+	vars_set(&v->vars, "command", line, true);
+	free(line);
+}
+
+/*
+ * Ctrl-C stopped the command: nothing is recorded, but what it printed is
+ * diagnosed, as a piped log is when Ctrl-C ends it. Returns 128+N.
+ */
+static int
+finish_interrupted(struct pt_ctx *ctx, const struct run_args *a, const struct run_session *rsn,
+		   const struct run_series *rn, const struct verdict *v, const char *source)
+{
+	struct run_summary sum = {
+		.cmd = a->cmd, .sweep = a->sweep, .planned = rn->n, .rec = rn->rec, .done = rn->done,
+		.timeout = a->timeout, .timeout_default = a->timeout_default, .interrupted = true,
+	};
+	const char *sig = runner_signal_name(rn->interrupted);
+
+	fflush(stdout);
+	fprintf(stderr, "pallas-triage: interrupted (%s): the command was stopped; nothing was "
+		"recorded%s; what it printed is diagnosed below\n", sig ? sig : "a signal",
+		rsn->t.s ? " and the session is as it was" : "");
+	if (a->json) {
+		struct json *root = diagnosis_json(ctx->rules, v, source);
+
+		json_session(run_json_add(root, &sum), rsn);
+		json_print(root, stdout);
+		json_free(root);
+	} else {
+		struct diagnosis_opts o = {
+			.color = cmd_use_color(ctx, stdout), .whole_ladder = true, .source = source,
+		};
+		struct wrap_out wo;
+
+		cmd_wrap_open(&wo, stdout);
+		fprintf(wo.fp, "run: interrupted by %s after %zu line%s of output\n\n",
+			sig ? sig : "a signal", v->nlines, v->nlines == 1 ? "" : "s");
+		diagnosis_print(wo.fp, ctx->rules, v, &o);
+		wrap_out_close(&wo);
+	}
+	return 128 + rn->interrupted;
+}
+
+/* The verdict of all the output; a single run's record is filled from it. */
+static void
+diagnose(struct pt_ctx *ctx, const struct run_args *a, struct classifier *all,
+	 struct run_series *rn, struct verdict *v, const struct log_known *known)
+{
+	classifier_finish(all, v);
+	verdict_assume_facts(ctx->rules, v, known);
+	verdict_derive(ctx->rules, v);
+	set_command(v, a->cmd);
+	if (rn->n == 1) {
+		struct runner_result res = rn->rec[0].res;
+
+		run_record_fill(&rn->rec[0], &res, v, NULL, ctx->rules);
+	}
+}
+
 static int
 cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 {
@@ -505,6 +581,7 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct classifier *all = NULL;
 	struct repeat_cmp cmp;
 	struct sweep_verdict sv = { .ruled_cls = CLASS_COUNT };
+	struct run_facts facts = RUN_FACTS_INIT;
 	struct buf conclusion = BUF_INIT, lines = BUF_INIT;
 	struct run_summary sum;
 	struct verdict v;
@@ -527,32 +604,28 @@ cmd_run_run(int argc, char **argv, struct pt_ctx *ctx)
 	classifier_assert_contexts(all, sk.k.asserted, sk.k.nasserted);
 	if (run_commands(&a, &rsn, ctx->rules, all, &rn, &err) < 0)
 		goto fail;     /* cannot be started: nothing is recorded */
+	source = command_text("run: ", a.cmd);
 	if (rn.interrupted) {
-		fflush(stdout);
-		fprintf(stderr, "pallas-triage: interrupted: the command was stopped; nothing "
-			"was recorded%s\n", rsn.t.s ? " and the session is as it was" : "");
-		rc = 128 + rn.interrupted;
+		diagnose(ctx, &a, all, &rn, &v, &sk.k);
+		have_v = true;
+		rc = finish_interrupted(ctx, &a, &rsn, &rn, &v, source);
 		goto out;
 	}
-	run_judge(rn.rec, rn.n, a.sweep, &cmp, &sv, &conclusion, &lines);
+	run_judge(ctx->rules, rn.rec, rn.n, a.sweep, &cmp, &sv, &facts, &conclusion, &lines);
 	classifier_feed(all, lines.data, lines.len);
-	classifier_finish(all, &v);
-	verdict_assume_facts(ctx->rules, &v, &sk.k);
-	verdict_derive(ctx->rules, &v);
+	diagnose(ctx, &a, all, &rn, &v, &sk.k);
 	have_v = true;
-	if (rn.n == 1) {
-		struct runner_result res = rn.rec[0].res;
-
-		run_record_fill(&rn.rec[0], &res, &v, NULL);
-	}
 	if (rn.out_cut)
 		pt_warn("the output saved with the attempt is its first and last %zu MiB",
 			RUN_KEEP_MAX >> 21);
-	sum = (struct run_summary){ a.cmd, a.sweep, rn.n, rn.rec, rn.done, a.timeout,
-				    run_all_passed(rn.rec, rn.done), &cmp, &sv, conclusion.data };
+	sum = (struct run_summary){
+		.cmd = a.cmd, .sweep = a.sweep, .planned = rn.n, .rec = rn.rec, .done = rn.done,
+		.timeout = a.timeout, .timeout_default = a.timeout_default,
+		.passed = run_all_passed(rn.rec, rn.done), .cmp = &cmp, .sv = &sv,
+		.conclusion = conclusion.data, .facts = &facts,
+	};
 	if (session_conclude(&rsn, &a, ctx->rules, &sum, &v, &rn.out, &err) < 0)
 		goto fail;
-	source = command_text("run: ", a.cmd);
 	if (a.json)
 		print_json(ctx, &sum, &v, source, &rsn);
 	else
@@ -567,6 +640,7 @@ out:
 	run_series_release(&rn);
 	classifier_free(all);
 	sweep_verdict_release(&sv);
+	run_facts_release(&facts);
 	buf_release(&conclusion);
 	buf_release(&lines);
 	free(source);

@@ -45,7 +45,9 @@ static const struct cmd_entry session_start_entry = {
 	"moved to .pallas-triage/archive/ first.\n"
 	"exit status: 0 session open, 1 it stopped at once (no rung applies), 2 usage\n"
 	"error, 3 unreadable log or corrupt session, 4 locked or I/O error\n",
-	.min_args = 1, .max_args = 1, .flags = CMD_NEEDS_RULES, .run = session_start_run,
+	/* it sets another session aside: a typo is never taken to mean it */
+	.min_args = 1, .max_args = 1, .flags = CMD_NEEDS_RULES | CMD_DESTRUCTIVE,
+	.run = session_start_run,
 };
 
 static const struct cmd_entry session_status_entry = {
@@ -86,7 +88,7 @@ static const struct cmd_entry session_reset_entry = {
 	.summary = "move the session to .pallas-triage/archive/ and start over",
 	.help = "Works on a corrupt session file too. Pre-debug copies are left alone.\n"
 		"exit status: 0 done (also when there was no session), 4 I/O error\n",
-	.min_args = 0, .max_args = 0, .run = session_reset_run,
+	.min_args = 0, .max_args = 0, .flags = CMD_DESTRUCTIVE, .run = session_reset_run,
 };
 
 static const struct cmd_entry session_restore_entry = {
@@ -97,7 +99,7 @@ static const struct cmd_entry session_restore_entry = {
 		"'ls .pallas-triage/archive' lists them.\n"
 		"exit status: 0 restored, 1 no such archived session, 2 usage error, 3 it is\n"
 		"corrupt (it stays in the archive), 4 locked or I/O error\n",
-	.min_args = 0, .max_args = 1, .run = session_restore_run,
+	.min_args = 0, .max_args = 1, .flags = CMD_DESTRUCTIVE, .run = session_restore_run,
 };
 
 static const struct cmd_entry *const session_sub[] = {

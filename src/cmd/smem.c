@@ -45,8 +45,9 @@ const struct cmd_entry cmd_smem_entry = {
 		"                        mosaic-gpu, JAX's default)\n"
 		"  --stages N            Triton num_stages (default 3, 1 on AMD) or Mosaic GPU\n"
 		"                        max_concurrent_steps (default 1)\n"
-		"  --operands in:N,out:N operands with the block (default in:1,out:1); Triton stages\n"
-		"                        inputs only: outputs are stored from registers\n"
+		"  --operands in:N,out:N operands with the block (default in:1,out:1; a part not\n"
+		"                        given keeps its default); Triton stages inputs only:\n"
+		"                        outputs are stored from registers\n"
 		"  --operand DIMS[:DTYPE] another input (or, on Mosaic GPU, output) with a block of\n"
 		"                        its own, staged like the others and kept as given when the\n"
 		"                        block shrinks; repeat for more\n"
@@ -55,7 +56,9 @@ const struct cmd_entry cmd_smem_entry = {
 		"  --reduction-scratch SIZE  Mosaic GPU reduction scratch (reduction_scratch_bytes,\n"
 		"                        2048 by default when the kernel reduces across warps)\n"
 		"  --limit SIZE          the limit your log prints (available: N, max_smem_bytes=N);\n"
-		"                        default the GPU's opt-in shared memory per block\n"
+		"                        a bare number is bytes, and one under 1 KiB is refused (227\n"
+		"                        is almost surely 227K); default the GPU's opt-in shared\n"
+		"                        memory per block\n"
 		"  --json                print the result as JSON\n"
 		"\nThe result is a lower bound: Triton adds conversion scratch, and neither backend's\n"
 		"temporaries can be seen statically.\n"
@@ -354,7 +357,7 @@ resolve_gpu(const struct sm_args *a, const struct chiptab *t, struct sm_input *i
 	int rc;
 
 	if (chiptab_want_target(t, a->target.chip, &tpu, &in->gpu, &err) < 0)
-		return cmd_not_found(NULL, "%s", err.msg);
+		return cmd_not_found(calc_near(t, a->target.chip, false), "%s", err.msg);
 	if (tpu)
 		return cmd_usage_error(&cmd_smem_entry, "'%s' is a TPU: smem models GPU shared "
 				       "memory; use 'pallas-triage vmem' for TPU VMEM", a->target.chip);
@@ -406,7 +409,7 @@ resolve(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
 	if ((rc = resolve_gpu(a, t, in)) != 0 || (rc = resolve_counts(a, in)) != 0)
 		return rc;
 	if (!(s->dtype = calc_want_dtype(t, a->target.dtype, true, &err)))
-		return cmd_not_found(NULL, "%s", err.msg);
+		return cmd_not_found(calc_near(t, a->target.dtype, true), "%s", err.msg);
 	if (shape_parse(&s->block, a->target.block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	for (size_t i = 0; i < a->nother; i++, s->nother++)
@@ -418,9 +421,9 @@ resolve(const struct sm_args *a, const struct chiptab *t, struct sm_input *in)
 				       &s->scratch[i].shape, &s->scratch[i].dtype)) != 0)
 			return rc;
 	in->limit = in->gpu->smem_block_optin;
-	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))
-		return cmd_usage_error(e, "--limit takes a size such as 232448, 227K or 99KiB, "
-				       "not '%s'", a->limit);
+	/* shared-memory limits are kilobytes: 227 is 227K, not 227 bytes */
+	if (a->limit && (rc = calc_want_limit(e, a->limit, 1ULL << 10, "K", &in->limit)) != 0)
+		return rc;
 	in->limit_given = a->limit != NULL;
 	return 0;
 }

@@ -204,11 +204,30 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 static int
 print_machine(struct pt_ctx *ctx, const struct triage_args *a, const struct verdict *v);
 
+/* The log is standard input, and that is a pipe (not a file or /dev/null). */
+static bool
+stdin_is_pipe(const struct triage_args *a)
+{
+	struct stat st;
+
+	return strcmp(a->path, "-") == 0 && fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 /* What the log came to: a diagnosis, the loop, or an error. */
 static int
 conclude(struct pt_ctx *ctx, struct triage_args *a, const struct logread *lr,
 	 const struct verdict *v, bool walk)
 {
+	if (v->nbytes == 0 && !lr->interrupted && stdin_is_pipe(a)) {
+		/* `python3 k.py | pallas-triage`: the traceback went to the terminal */
+		fprintf(stderr, "pallas-triage: error: nothing came down the pipe: '%s' is empty\n"
+			"Python writes tracebacks to standard error, and '|' carries only standard "
+			"output; send both:\n"
+			"  python3 your_script.py 2>&1 | pallas-triage\n"
+			"or let pallas-triage run it and read both itself:\n"
+			"  pallas-triage run -- python3 your_script.py\n", a->name);
+		return PT_EXIT_DATA;
+	}
 	if (v->nbytes == 0 && !lr->interrupted) {
 		fprintf(stderr, "pallas-triage: error: '%s' is empty: there is nothing to triage\n",
 			a->name);

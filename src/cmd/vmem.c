@@ -37,7 +37,8 @@ const struct cmd_entry cmd_vmem_entry = {
 		"  --block DIMS          the block shape of every input and output: 512,1024\n"
 		"  --dtype DTYPE         their dtype: float32, bf16, int8, ...\n"
 		"  --buffers N           buffers per input/output (default 2: double-buffering)\n"
-		"  --operands in:N,out:N how many inputs and outputs use the block (default in:1,out:1)\n"
+		"  --operands in:N,out:N how many inputs and outputs use the block (default in:1,out:1;\n"
+		"                        a part not given keeps its default: in:2 is in:2,out:1)\n"
 		"  --operand DIMS[:DTYPE] another input or output with a block of its own (a matmul's\n"
 		"                        weights, say), buffered like the others and kept as given\n"
 		"                        when the block is shrunk (dtype defaults to --dtype); repeat\n"
@@ -45,7 +46,9 @@ const struct cmd_entry cmd_vmem_entry = {
 		"  --scratch DIMS[:DTYPE] a scratch buffer, allocated once (dtype defaults to --dtype);\n"
 		"                        repeat for more\n"
 		"  --limit SIZE          the scoped VMEM limit: 32M, 48MiB, 33554432 (K/M/G are powers\n"
-		"                        of 1024); default the chip's default scoped limit\n"
+		"                        of 1024; a bare number is bytes, and one under 1 MiB is\n"
+		"                        refused: 16 is almost surely 16M); default the chip's default\n"
+		"                        scoped limit\n"
 		"  --json                print the result as JSON\n"
 		"\nThe working set is a lower bound: temporaries and register spills are not counted.\n"
 		"exit status: 0 fits, 1 does not fit, 2 usage (unknown chip or dtype, bad dims or sizes),\n"
@@ -444,9 +447,10 @@ resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
 	in->json = a->target.json;
 	s->n_in = s->n_out = 1;
 	s->buffers = 2;
-	if (!(s->chip = chiptab_want_chip(t, a->target.chip, &err)) ||
-	    !(s->dtype = chiptab_want_dtype(t, a->target.dtype, &err)))
-		return cmd_not_found(NULL, "%s", err.msg);
+	if (!(s->chip = chiptab_want_chip(t, a->target.chip, &err)))
+		return cmd_not_found(calc_near(t, a->target.chip, false), "%s", err.msg);
+	if (!(s->dtype = chiptab_want_dtype(t, a->target.dtype, &err)))
+		return cmd_not_found(calc_near(t, a->target.dtype, true), "%s", err.msg);
 	if (shape_parse(&s->block, a->target.block, false, &err) < 0)
 		return cmd_usage_error(e, "bad --block '%s': %s", a->target.block, err.msg);
 	if (a->buffers && calc_small_int(a->buffers, 1, 16, &s->buffers) < 0)
@@ -462,9 +466,9 @@ resolve(const struct vm_args *a, const struct chiptab *t, struct vm_input *in)
 		if ((rc = calc_operand(e, "--scratch", a->scratch[i], t, false, s->dtype,
 				       &s->scratch[i].shape, &s->scratch[i].dtype)) != 0)
 			return rc;
-	if (a->limit && (vmem_parse_size(a->limit, &in->limit) < 0 || in->limit == 0))
-		return cmd_usage_error(e, "--limit takes a size such as 32M, 48MiB or 33554432, "
-				       "not '%s'", a->limit);
+	/* scoped limits are megabytes: 16 is 16M, not 16 bytes */
+	if (a->limit && (rc = calc_want_limit(e, a->limit, 1ULL << 20, "M", &in->limit)) != 0)
+		return rc;
 	return 0;
 }
 

@@ -112,6 +112,37 @@ check "a file with that name is still a log" test "$(cd "$T" && status $PT --no-
 check "a mistyped subcommand suggests the subcommand" sh -c "$PT rules tset 2>&1 | grep -qx \"did you mean 'pallas-triage rules test'?\""
 check "-V prints the version" sh -c "$PT -V | grep -q '^pallas-triage [0-9]'"
 
+# suggestions: a prefix of a command is one edit from it, and at equal
+# distance a read-only command wins over one that changes state
+# (`session start` sets the session aside); mistyped options and dtypes too
+sugg() { "$@" 2>&1 >/dev/null | grep '^did you mean' ; }
+check "session stat suggests status, not start" test "$(sugg $PT session stat)" = "did you mean 'pallas-triage session status'?"
+check "session sta suggests status" test "$(sugg $PT session sta)" = "did you mean 'pallas-triage session status'?"
+check "session strt still suggests start" test "$(sugg $PT session strt)" = "did you mean 'pallas-triage session start'?"
+check "a mistyped option suggests the option" test "$(sugg $PT --no-input --jsn "$L/unknown-plain.log")" = "did you mean '--json'?"
+check "a mistyped option of a command suggests its option" test "$(sugg $PT run --timout 5 -- true)" = "did you mean '--timeout'?"
+check "... also with a value attached" test "$(sugg $PT vmem --chip v5e --block 8,128 --dtype f32 --limt=4M)" = "did you mean '--limit'?"
+check "a mistyped dtype suggests the dtype" test "$(sugg $PT check-block --chip v5e --block 8,128 --dtype bfloat61)" = "did you mean 'bfloat16'?"
+check "a mistyped chip suggests the chip" test "$(sugg $PT vmem --chip v6ee --block 8,128 --dtype f32)" = "did you mean 'v6e'?"
+check "a dtype in --scratch too" test "$(sugg $PT vmem --chip v5e --block 8,128 --dtype f32 --scratch 8,128:flaot32)" = "did you mean 'float32'?"
+check "an option far from any is not guessed" sh -c "$PT --no-input --zzzzzz x.log 2>&1 | grep -q 'unrecognized option' && ! $PT --no-input --zzzzzz x.log 2>&1 | grep -q 'did you mean'"
+
+# an empty pipe: the traceback went to stderr, which '|' does not carry
+python3 -c 'import sys; sys.stderr.write("Traceback (most recent call last):\n"); sys.exit(1)' 2>/dev/null |
+	$PT --no-input >"$T/pipe.out" 2>"$T/pipe.err"
+echo "rc=$?" >>"$T/pipe.out"
+check "an empty pipe says why: Python writes tracebacks to stderr" sh -c \
+	"grep -q 'Python writes tracebacks to standard error' '$T/pipe.err' && grep -qx '  python3 your_script.py 2>&1 | pallas-triage' '$T/pipe.err'"
+check "... and exits 3" grep -qx "rc=3" "$T/pipe.out"
+: >"$T/empty.log"
+$PT --no-input - <"$T/empty.log" >/dev/null 2>"$T/file.err"
+check "an empty file on stdin is no pipe: no 2>&1 hint" sh -c "grep -q \"'<stdin>' is empty\" '$T/file.err' && ! grep -q '2>&1' '$T/file.err'"
+
+$PT --no-input "$L/unknown-plain.log" >"$T/next.out" 2>&1
+check "the next steps name the log and the file the tool knows" grep -qF \
+	"say so: \`pallas-triage --kernel train.py $L/unknown-plain.log\`" "$T/next.out"
+check "... not k.py and LOG" lacks "$T/next.out" "--kernel k.py LOG"
+
 # "not found" is no misuse of the command: the message (and a suggestion), no usage block
 $PT help sesion >"$T/nf.out" 2>&1
 check "help of a mistyped command suggests it, without the usage block" sh -c \

@@ -140,7 +140,10 @@ await test('sdk: the calculators, checked against their output schemas', async (
 	let r = await client.callTool({ name: 'check_block', arguments: { chip: 'v5e', block: '7,100', dtype: 'bf16' } });
 	assert.ok(!r.isError, text(r));
 	assert.equal(r.structuredContent.legal, false);
-	assert.deepEqual(r.structuredContent.proposals[0].block, [8, 128]);
+	assert.deepEqual(r.structuredContent.proposals[0].block, [16, 128]);
+	r = await client.callTool({ name: 'check_block', arguments: { chip: 'v6e', block: '8,512', dtype: 'bf16', array: '4096,512' } });
+	assert.ok(!r.isError, text(r));
+	assert.equal(r.structuredContent.verdict, 'risk');
 	r = await client.callTool({ name: 'check_block', arguments: { chip: 'h100', block: '64,64', dtype: 'bf16', mma: 'lhs' } });
 	assert.ok(!r.isError, text(r));
 	assert.equal(r.structuredContent.backend, 'mosaic-gpu');

@@ -2,8 +2,8 @@
 # Terminal manners in a real pseudo-terminal (tmux), as a person meets them:
 # the edit-and-rerun loop through a pipe, pagers that must never be asked
 # anything, TERM=dumb, wrapping at 60 columns, a read-only directory, the
-# session kept elsewhere, did-you-mean for a command and for an answer, and a
-# hang streaming through a pipe.
+# session kept elsewhere, did-you-mean for a command and for an answer, a
+# hang streaming through a pipe, and Ctrl-C in `run`.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.sh"
 
@@ -70,29 +70,32 @@ TENV="TERM=xterm-256color" start dumb '"$PT" --no-input cap.log'
 wait_for "EXIT=0" && tm capture-pane -e -p -t walk >"$T/xterm.screen" && rc_ok=1 || rc_ok=0
 check "TERM=xterm: colour (the TERM=dumb check can fail)" sh -c "[ $rc_ok = 1 ] && grep -q \"\$(printf '\\033')\\[\" '$T/xterm.screen'"
 
-# 4. 60 columns: the text wraps at spaces, no word is cut by the terminal
-#    (the words on the screen are the words of the unwrapped output), and
-#    continuations line up under their text.
+# 4. 60 columns: the text wraps at spaces, no word is cut (the words on the
+#    screen are the words of the unwrapped output), and continuations line
+#    up under their text. Code is never wrapped: a snippet longer than the
+#    line overflows, the terminal soft-wraps it, and copying it (capture -J)
+#    gives it back as one line.
 WIDTH=60 start narrow '"$PT" --no-input cap.log'
 # without -J a line the terminal had to wrap shows as two: the words are cut
 # there; with -J it shows as one: too long
 wait_for "EXIT=0" && tm capture-pane -p -S -300 -t walk | sed '/^EXIT=/,$d' >"$T/narrow.screen" &&
 	tm capture-pane -p -J -S -300 -t walk | sed '/^EXIT=/,$d' >"$T/narrow.joined" && rc_ok=1 || rc_ok=0
 (cd "$T/narrow" && "$PT" --no-input cap.log) >"$T/narrow.plain"
-# the words, and code split after '(' and ',' (where the wrapping may break it)
-words() { sed 's/[(,]/&\n/g' "$1" | tr -s ' \n' '\n\n' | sed '/^$/d'; }
+words() { tr -s ' \n' '\n\n' <"$1" | sed '/^$/d'; }
 check "60 columns: the plain output has lines the terminal would have cut" \
 	sh -c "[ $rc_ok = 1 ] && awk 'length > 60 { n++ } END { exit !(n > 0) }' '$T/narrow.plain'"
-check "60 columns: no line needed the terminal to wrap it" awk 'length > 60 { exit 1 }' "$T/narrow.joined"
-words "$T/narrow.screen" >"$T/w1"
+check "60 columns: only code needed the terminal to wrap it" \
+	awk 'length > 60 && !/^       (change|debug): / { exit 1 }' "$T/narrow.joined"
+words "$T/narrow.joined" >"$T/w1"
 words "$T/narrow.plain" >"$T/w2"
 check "60 columns: no word is cut (the same words, in order)" cmp -s "$T/w1" "$T/w2"
-check "60 columns: a continuation lines up after its label" grep -q '^               N above 20.0M' "$T/narrow.screen"
+check "60 columns: a continuation lines up after its label" grep -q '^               with N above 20.0M' "$T/narrow.screen"
+check "60 columns: a code span in prose is not cut" grep -qF '               `pltpu.CompilerParams(vmem_limit_bytes=N)`' "$T/narrow.screen"
 WIDTH=60 start narrow 'cat cap.log | "$PT"'
 answer "result> " "q" && wait_for "EXIT=0" && tm capture-pane -p -J -S -300 -t walk >"$T/walk.screen" && rc_ok=1 || rc_ok=0
 # the program's own lines, echoed, are as it wrote them (tee does not wrap either)
 check "60 columns: the walk wraps too" sh -c "[ $rc_ok = 1 ] && sed -n '/^capacity.scoped-vmem/,\$p' '$T/walk.screen' >'$T/walk.ours' &&
-	grep -q '^  try it, then answer' '$T/walk.ours' && awk 'length > 60 { exit 1 }' '$T/walk.ours'"
+	grep -q '^  try it, then answer' '$T/walk.ours' && awk 'length > 60 && !/^ +(change|debug) +|^       (change|debug): |^ +(jax|pl|pltpu)\./ { exit 1 }' '$T/walk.ours'"
 
 # 5. A read-only directory: the whole ladder, why no session was kept, no
 #    question and no exit 4. Root writes anywhere, so as root the command
@@ -158,4 +161,90 @@ check "hang: the program's lines come before the diagnosis" sh -c \
 	"a=\$(grep -n 'step 2: waiting on the DMA semaphore' '$T/hang.screen' | head -1 | cut -d: -f1) &&
 	 b=\$(grep -n 'interrupted while the log' '$T/hang.screen' | head -1 | cut -d: -f1) && [ \"\$a\" -lt \"\$b\" ]"
 check "hang: exit 130, no session" sh -c "grep -q '^EXIT=130' '$T/hang.screen' && test ! -e '$T/hang/.pallas-triage'"
+# 9. `run` at a terminal: Ctrl-C stops the command and diagnoses what it
+#    printed (here a VMEM OOM, then a wait that never ends), records nothing
+#    and exits 130.
+mkdir -p "$T/runint"
+cat >"$T/runint/oom-then-hang.sh" <<'EOF'
+echo 'jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem. tpu_custom_call pallas_call'
+echo 'waiting for the next step'
+sleep 60
+EOF
+start runint "\"\$PT\" --rules $SRC/rules run -- sh oom-then-hang.sh"
+wait_for "waiting for the next step" && sleep 0.3 && tm send-keys -t walk C-c &&
+	wait_for "EXIT=" && rc_ok=1 || rc_ok=0
+screen >"$T/runint.screen"
+check "run, Ctrl-C: what came is diagnosed" sh -c "[ $rc_ok = 1 ] && grep -q '^run: interrupted by SIGINT after 2 lines of output' '$T/runint.screen' &&
+	grep -q '^capacity/' '$T/runint.screen'"
+check "run, Ctrl-C: nothing recorded, and it says so" grep -q 'interrupted (SIGINT): the command was stopped; nothing was recorded' "$T/runint.screen"
+check "run, Ctrl-C: exit 130" grep -q '^EXIT=130' "$T/runint.screen"
+# 10. Forgetting 2>&1 at a terminal: the traceback shows on the screen, the
+#     pipe brings nothing, and the tool says why and how to send both.
+mkdir -p "$T/nopipe"
+printf 'import sys\nsys.stderr.write("ValueError: bad block\\n")\nsys.exit(1)\n' >"$T/nopipe/k.py"
+start nopipe 'python3 k.py | "$PT"'
+wait_for "EXIT=" && rc_ok=1 || rc_ok=0
+screen >"$T/nopipe.screen"
+check "no 2>&1: the tool says Python writes tracebacks to stderr" sh -c "[ $rc_ok = 1 ] && grep -q 'Python writes tracebacks to standard error' '$T/nopipe.screen'"
+check "no 2>&1: it shows the 2>&1 form, and exits 3" sh -c "grep -q '^  python3 your_script.py 2>&1 | pallas-triage' '$T/nopipe.screen' && grep -q '^EXIT=3' '$T/nopipe.screen'"
+# 11. Code pastes: at 60 columns every snippet the diagnosis prints (a rung's
+#     change, a debug line) is on the screen whole, as --json gives it, a
+#     snippet of several lines as those lines, and each one parses as Python
+#     (ast.parse) or as a shell line (sh -n). The capture joins what the
+#     terminal soft-wrapped (-J), as copying from a terminal does.
+snip_ok=1
+nsnip=0
+for log in tests/triage/numerics-allclose-pytest.log tests/triage/layout-e2002-bf16.log \
+	tests/triage/capacity-scoped.log tests/triage/sync-race.log \
+	tests/accuracy/logs/k1-pallas-softmax-mismatch.log tests/accuracy/logs/g1-mgpu-wgmma-swizzle.log; do
+	name=$(basename "$log" .log)
+	mkdir -p "$T/snip-$name"
+	cp "$SRC/$log" "$T/snip-$name/in.log"
+	WIDTH=60 start "snip-$name" "\"\$PT\" --rules $SRC/rules --no-input --color never in.log"
+	wait_for "EXIT=" >/dev/null || { snip_ok=0; continue; }
+	tm capture-pane -p -J -S -300 -t walk | sed '/^EXIT=/,$d' >"$T/snip-$name.screen"
+	(cd "$T/snip-$name" && "$PT" --rules "$SRC/rules" --json in.log) >"$T/snip-$name.json" 2>/dev/null
+	n=$(python3 - "$T/snip-$name.json" "$T/snip-$name.screen" <<'PY'
+import ast, json, re, subprocess, sys
+d = json.load(open(sys.argv[1]))
+screen = open(sys.argv[2]).read().split("\n")
+def prose(t):
+    a = t.find("`")
+    return a >= 0 and t.find("`", a + 1) > 0
+snips = [r["change"] for r in d.get("ladder", []) if r["change"] and not prose(r["change"])]
+snips += [f for r in d.get("ladder", []) for f in r["flags"]]
+label = re.compile(r"^ +(?:change|debug): +(.*?)(?: +\(from your log\))?$")
+found = 0
+for s in dict.fromkeys(snips):
+    lines = s.split("\n")
+    if len(lines) == 1:
+        ok = any((m := label.match(l)) and m.group(1) == s for l in screen)
+    else:
+        ok = False
+        for i, l in enumerate(screen):
+            if re.match(r"^ +change:(?: +\(from your log\))?$", l):
+                block = screen[i + 1:i + 1 + len(lines)]
+                ok = ok or [b[9:] for b in block] == lines and all(b.startswith(" " * 9) for b in block)
+    if not ok:
+        print("not on the screen whole: %r" % s, file=sys.stderr)
+        continue
+    try:
+        ast.parse(s)
+    except SyntaxError:
+        if subprocess.run(["sh", "-n", "-c", s]).returncode != 0:
+            print("neither Python nor sh: %r" % s, file=sys.stderr)
+            continue
+    found += 1
+print(found if found == len(dict.fromkeys(snips)) else -1)
+PY
+)
+	[ "${n:--1}" -gt 0 ] || { snip_ok=0; echo "    $name: a snippet does not paste"; }
+	nsnip=$((nsnip + ${n#-}))
+done
+check "60 columns: every snippet pastes as Python or sh ($nsnip snippets)" sh -c "[ $snip_ok = 1 ] && [ $nsnip -ge 20 ]"
+check "60 columns: a snippet of several lines is printed as lines" sh -c \
+	"grep -qx '         def _init():' '$T/snip-k1-pallas-softmax-mismatch.screen' &&
+	 grep -qx '             with jax.default_matmul_precision(p):' '$T/snip-numerics-allclose-pytest.screen'"
+check "60 columns: a shell line is not cut at its spaces" grep -qF \
+	'       debug:  LIBTPU_INIT_ARGS="--xla_mosaic_dump_to=/tmp/mosaic" python your_test.py' "$T/snip-layout-e2002-bf16.screen"
 finish

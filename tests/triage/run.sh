@@ -36,5 +36,45 @@ while IFS='	' read -r log rules cls sub rule line rc; do
 done <"$D/contract.tsv"
 check "contract.tsv has cases" test "$ncases" -ge 20
 
+# Every code snippet the ladders give for these logs (a rung's change that
+# is not prose with `code` spans, every debug line) is Python that
+# ast.parse() takes or a shell line sh -n takes, with no ${value} left in
+for f in "$D"/*.log "$SRC"/tests/accuracy/logs/*.log; do
+	(cd "$T" && $PTRUN --no-input --json "$f") 2>/dev/null
+	echo
+done >"$T/all.jsonl"
+check "every code snippet of the ladders parses as Python or sh" python3 - "$T/all.jsonl" <<'PY'
+import ast, json, subprocess, sys
+snips = set()
+text, pos, docs = open(sys.argv[1]).read(), 0, []
+dec = json.JSONDecoder()
+while True:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    if pos >= len(text):
+        break
+    d, pos = dec.raw_decode(text, pos)
+    docs.append(d)
+for d in docs:
+    for r in d.get("ladder", []):
+        c = r["change"] or ""
+        if c and not ("`" in c and c.count("`") >= 2):
+            snips.add(c)
+        snips.update(r["flags"])
+bad = []
+for s in sorted(snips):
+    if "${" in s:
+        bad.append(("a value left", s))
+        continue
+    try:
+        ast.parse(s)
+    except SyntaxError:
+        if subprocess.run(["sh", "-n", "-c", s], capture_output=True).returncode:
+            bad.append(("neither Python nor sh", s))
+for why, s in bad:
+    print("    %s: %r" % (why, s))
+sys.exit(1 if bad or len(snips) < 40 else 0)
+PY
+
 golden_dir "$D"
 finish

@@ -227,6 +227,7 @@ same_classes(const struct ruleset *a, const struct ruleset *b)
 		V(explanations);
 		V(more_info);
 		V(fingerprint);
+		V(next_steps_run);
 		same_int(w, "ladder cls", a->ladders[c].cls, b->ladders[c].cls);
 		same_int(w, "nrungs", (long long)a->ladders[c].nrungs, (long long)b->ladders[c].nrungs);
 		for (size_t i = 0; i < a->ladders[c].nrungs && i < b->ladders[c].nrungs; i++)
@@ -280,6 +281,27 @@ same_tables(const struct ruleset *a, const struct ruleset *b)
 		I(kernel_ctx);
 		I(without_context_max);
 		I(fallback_max);
+	}
+	same_int("ruleset", "nrun_texts", (long long)a->nrun_texts, (long long)b->nrun_texts);
+	for (size_t i = 0; i < a->nrun_texts && i < b->nrun_texts; i++) {
+		const struct run_text *x = &a->run_texts[i], *y = &b->run_texts[i];
+		const char *w = "run_text";
+
+		V(when);
+		S(text);
+		S(rules_out);
+		S(reason);
+		S(file);
+		I(line);
+	}
+	{
+		const struct run_pass *x = &a->run_pass, *y = &b->run_pass;
+		const char *w = "run_pass";
+
+		V(rules);
+		S(max_abs);
+		S(max_rel);
+		S(file);
 	}
 	same_int("ruleset", "nfiles", (long long)a->nfiles, (long long)b->nfiles);
 	for (size_t i = 0; i < a->nfiles && i < b->nfiles; i++)
@@ -455,13 +477,15 @@ test_struct_sizes(void)
 	SIZE(struct rule, 224);
 	SIZE(struct context_def, 168);
 	SIZE(struct confidence_policy, 24);
-	SIZE(struct class_def, 144);
+	SIZE(struct class_def, 152);
 	SIZE(struct flag_def, 40);
 	SIZE(struct rung, 120);
 	SIZE(struct ladder, 32);
 	SIZE(struct code_def, 40);
 	SIZE(struct fact_def, 40);
-	SIZE(struct ruleset, 1288);
+	SIZE(struct run_text, 48);
+	SIZE(struct run_pass, 32);
+	SIZE(struct ruleset, 1392);
 	SIZE(struct chip, 152);
 	SIZE(struct chip_matmul, 24);
 	SIZE(struct chip_dispute, 24);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for run_eval.c: the outcome of a run, the comparison of
- * repeated runs, the precision sweep's judgement, the evidence lines, the
- * attempt result and the ruled-out list. The real runs are in tests/run/.
+ * repeated runs, the precision sweep's judgement, the fact lines, the
+ * attempt result and the ruled-out list. The texts the facts pick, and the
+ * real runs, are in tests/run/.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -43,6 +44,12 @@ test_outcome(void)
 	run_record_release(&r);
 	rec(&r, RUNNER_EXITED, 0, CLASS_NUMERICS, "numerics-1", "0.5");
 	CHECK_INTEQ(run_outcome_of(&r), OUTCOME_FAIL);    /* exit 0 but evidence */
+	r.small_error = true;                               /* ... that only measured, within bounds */
+	CHECK_INTEQ(run_outcome_of(&r), OUTCOME_PASS);
+	run_record_release(&r);
+	rec(&r, RUNNER_EXITED, 1, CLASS_NUMERICS, "numerics-1", "1e-7");
+	r.small_error = true;                               /* a failing exit status is a failure */
+	CHECK_INTEQ(run_outcome_of(&r), OUTCOME_FAIL);
 	run_record_release(&r);
 	rec(&r, RUNNER_EXITED, 1, CLASS_UNKNOWN, "unknown-1", NULL);
 	CHECK_INTEQ(run_outcome_of(&r), OUTCOME_FAIL);
@@ -62,26 +69,39 @@ test_end_lines(void)
 	struct buf b = BUF_INIT;
 
 	res.end = RUNNER_TIMED_OUT;
-	run_end_lines(&res, 2.5, &b);
-	CHECK_STREQ(b.data, "pt-run: hang: the command was still running after the 2.5 s timeout "
-		    "and was stopped with SIGTERM\n");
+	run_end_lines(&res, 2.5, false, &b);
+	CHECK_STREQ(b.data, "pt-run: ending=timeout timeout_s=2.5 timeout_from=option "
+		    "stopped_by=SIGTERM\n");
 	buf_reset(&b);
 	res.killed = true;
-	run_end_lines(&res, 1, &b);
-	CHECK(strstr(b.data, "after the 1 s timeout and was stopped with SIGKILL") != NULL);
+	run_end_lines(&res, 1800, true, &b);
+	CHECK_STREQ(b.data, "pt-run: ending=timeout timeout_s=1800 timeout_from=default "
+		    "stopped_by=SIGKILL\n");
 	buf_reset(&b);
 	res = (struct runner_result){ .end = RUNNER_SIGNALED, .sig = SIGABRT };
-	run_end_lines(&res, 0, &b);
-	CHECK_STREQ(b.data, "pt-run: crash: the command was killed by signal 6 (SIGABRT)\n");
+	run_end_lines(&res, 0, false, &b);
+	CHECK_STREQ(b.data, "pt-run: ending=signal signal=6 signame=SIGABRT\n");
 	buf_reset(&b);
 	res = (struct runner_result){ .end = RUNNER_EXITED, .code = 139 };
-	run_end_lines(&res, 0, &b);
-	CHECK(strstr(b.data, "exited with status 139") && strstr(b.data, "signal 11 (SIGSEGV)"));
+	run_end_lines(&res, 0, false, &b);
+	CHECK_STREQ(b.data, "pt-run: ending=exit exit_code=139 signal=11 signame=SIGSEGV\n");
 	buf_reset(&b);
 	res = (struct runner_result){ .end = RUNNER_EXITED, .code = 1 };
-	run_end_lines(&res, 0, &b);
+	run_end_lines(&res, 0, false, &b);
 	CHECK_INTEQ(b.len, 0);
 	buf_release(&b);
+}
+
+/* The fact line of a comparison. */
+static void
+repeat_line(const struct repeat_cmp *c, const struct run_record *r, struct buf *b)
+{
+	struct run_facts f = RUN_FACTS_INIT;
+
+	buf_reset(b);
+	run_compare_facts(c, r, &f);
+	run_facts_line(&f, b);
+	run_facts_release(&f);
 }
 
 static void
@@ -89,6 +109,7 @@ test_repeat(void)
 {
 	struct run_record r[3];
 	struct repeat_cmp c;
+	struct run_facts f = RUN_FACTS_INIT;
 	struct buf b = BUF_INIT;
 
 	/* the same failure, the same number: deterministic */
@@ -96,12 +117,11 @@ test_repeat(void)
 		rec(&r[i], RUNNER_EXITED, 1, CLASS_NUMERICS, "numerics-a", "0.25");
 	run_compare(r, 3, &c);
 	CHECK_INTEQ(c.kind, REPEAT_SAME);
-	run_compare_line(&c, &b);
-	CHECK_INTEQ(b.len, 0);
-	run_compare_text(&c, r, &b);
-	CHECK_STREQ(b.data, "deterministic: the same failure in all 3 runs (exit 1, numerics, "
-		    "max_abs 0.25): no sign of a race");
-	buf_reset(&b);
+	repeat_line(&c, r, &b);
+	CHECK_STREQ(b.data, "pt-run: repeat=deterministic runs=3 differs=none passed=0\n");
+	run_compare_facts(&c, r, &f);
+	CHECK_STREQ(vars_get(&f.v, "failure"), "exit 1, numerics, max_abs 0.25");
+	run_facts_release(&f);
 	/* a number that changes; "0.25" and "2.5e-1" are the same number */
 	free(r[1].numbers[0]);
 	r[1].numbers[0] = xstrdup("2.5e-1");
@@ -112,10 +132,8 @@ test_repeat(void)
 	run_compare(r, 3, &c);
 	CHECK_INTEQ(c.kind, REPEAT_DIFFERENT);
 	CHECK(c.number_differs[0] && !c.ending_differs && !c.fingerprint_differs);
-	run_compare_line(&c, &b);
-	CHECK_STREQ(b.data, "pt-run: nondeterministic: the outcome changed between 3 runs of the "
-		    "same command (max_abs)\n");
-	buf_reset(&b);
+	repeat_line(&c, r, &b);
+	CHECK_STREQ(b.data, "pt-run: repeat=nondeterministic runs=3 differs=max_abs passed=0\n");
 	release(r, 3);
 
 	/* one run passes: the exit status differs */
@@ -125,6 +143,10 @@ test_repeat(void)
 	CHECK_INTEQ(c.kind, REPEAT_DIFFERENT);
 	CHECK(c.ending_differs);
 	CHECK_INTEQ(c.npass, 1);
+	run_compare_facts(&c, r, &f);
+	CHECK_STREQ(vars_get(&f.v, "differs"), "exit_status");
+	CHECK_STREQ(vars_get(&f.v, "differs_text"), "exit status");
+	run_facts_release(&f);
 	release(r, 2);
 
 	/* a hang once, a failure once */
@@ -133,6 +155,9 @@ test_repeat(void)
 	run_compare(r, 2, &c);
 	CHECK_INTEQ(c.kind, REPEAT_DIFFERENT);
 	CHECK(c.ending_differs && c.fingerprint_differs);
+	repeat_line(&c, r, &b);
+	CHECK_STREQ(b.data, "pt-run: repeat=nondeterministic runs=2 differs=exit_status,failure "
+		    "passed=0\n");
 	release(r, 2);
 
 	/* every run passes, whatever their last error lines were */
@@ -144,11 +169,18 @@ test_repeat(void)
 	buf_release(&b);
 }
 
-/* levels: 'r' right, 'w' wrong numbers, 'h' hang, 'c' capacity failure */
+/*
+ * levels: 'r' right, 'w' wrong numbers, 'h' hang, 'c' capacity failure; the
+ * sweep's kind, and its fact line into line (may be NULL).
+ */
 static enum sweep_kind
-sweep(const char *levels, const char *abs0, const char *abs2, struct sweep_verdict *sv)
+sweep_on(const char *levels, const char *abs0, const char *abs2, const char *platform,
+	 const char *backend, struct buf *line)
 {
 	struct run_record r[RUN_NLEVELS];
+	struct sweep_verdict sv;
+	struct run_facts f = RUN_FACTS_INIT;
+	enum sweep_kind k;
 
 	for (int i = 0; i < RUN_NLEVELS; i++) {
 		const char *a = i == 0 ? abs0 : i == 2 ? abs2 : NULL;
@@ -160,111 +192,73 @@ sweep(const char *levels, const char *abs0, const char *abs2, struct sweep_verdi
 		default: rec(&r[i], RUNNER_EXITED, 1, CLASS_CAPACITY, "c", NULL); break;
 		}
 		r[i].precision = run_precision_levels[i];
+		r[i].platform = platform ? xstrdup(platform) : NULL;
+		r[i].backend = backend ? xstrdup(backend) : NULL;
 	}
-	run_sweep_judge(r, sv);
+	run_sweep_judge(r, &sv, &f);
+	k = sv.kind;
+	if (line) {
+		buf_reset(line);
+		run_facts_line(&f, line);
+	}
+	/* the rules say what is ruled out: the judge alone rules out nothing */
+	CHECK_INTEQ(sv.ruled_cls, CLASS_COUNT);
+	sweep_verdict_release(&sv);
+	run_facts_release(&f);
 	release(r, RUN_NLEVELS);
-	return sv->kind;
+	return k;
+}
+
+static enum sweep_kind
+sweep(const char *levels, const char *abs0, const char *abs2, struct buf *line)
+{
+	return sweep_on(levels, abs0, abs2, NULL, NULL, line);
 }
 
 static void
 test_sweep(void)
 {
-	struct sweep_verdict sv;
 	struct buf b = BUF_INIT;
 
-	CHECK_INTEQ(sweep("wrr", NULL, NULL, &sv), SWEEP_POLICY);
-	CHECK(strstr(sv.text, "high is enough") != NULL);
-	CHECK_INTEQ(sv.ruled_cls, CLASS_NUMERICS);
-	CHECK_STREQ(sv.ruled_subkind, "logic");
-	run_sweep_line(&sv, &b);
-	CHECK_STREQ(b.data, "pt-run: precision sweep: wrong at default matmul precision, right at "
-		    "highest\n");
-	buf_reset(&b);
-	sweep_verdict_release(&sv);
+	CHECK_INTEQ(sweep("wrr", NULL, NULL, &b), SWEEP_POLICY);
+	CHECK_STREQ(b.data, "pt-run: sweep=precision-policy default=wrong high=right highest=right "
+		    "platform=unknown backend=unknown error=unknown\n");
+	CHECK_INTEQ(sweep("wwr", "0.03", NULL, &b), SWEEP_POLICY);
+	CHECK(strstr(b.data, " high=wrong ") != NULL);
 
-	CHECK_INTEQ(sweep("wwr", NULL, NULL, &sv), SWEEP_POLICY);
-	CHECK(strstr(sv.text, "high is not enough") != NULL);
-	sweep_verdict_release(&sv);
+	CHECK_INTEQ(sweep("www", "0.5", "0.4", &b), SWEEP_LOGIC);
+	CHECK_STREQ(b.data, "pt-run: sweep=logic-bug default=wrong high=wrong highest=wrong "
+		    "platform=unknown backend=unknown error=flat\n");
+	/* wrong everywhere, but 500 times smaller at highest: part of it is precision */
+	CHECK_INTEQ(sweep("www", "0.5", "0.001", &b), SWEEP_INCONCLUSIVE);
+	CHECK(strncmp(b.data, "pt-run: sweep=inconclusive reason=error-shrinks ", 48) == 0);
+	CHECK(strstr(b.data, " error=shrinks\n") != NULL);
 
-	CHECK_INTEQ(sweep("www", "0.5", "0.001", &sv), SWEEP_LOGIC);
-	CHECK_STREQ(sv.ruled_subkind, "precision");
-	CHECK(strstr(sv.text, "shrinks from 0.5 at default to 0.001 at highest") != NULL);
-	run_sweep_line(&sv, &b);
-	CHECK_STREQ(b.data, "pt-run: precision sweep: wrong at every matmul precision, highest "
-		    "included\n");
-	buf_reset(&b);
-	sweep_verdict_release(&sv);
-
-	CHECK_INTEQ(sweep("www", "0.5", "0.4", &sv), SWEEP_LOGIC);
-	CHECK(strstr(sv.text, "shrinks") == NULL);
-	sweep_verdict_release(&sv);
-
-	CHECK_INTEQ(sweep("rrr", NULL, NULL, &sv), SWEEP_NO_FAILURE);
-	CHECK_INTEQ(sv.ruled_cls, CLASS_COUNT);
-	sweep_verdict_release(&sv);
+	CHECK_INTEQ(sweep("rrr", NULL, NULL, NULL), SWEEP_NO_FAILURE);
 
 	/* no pattern, a hang, another class: nothing can be concluded */
-	CHECK_INTEQ(sweep("rww", NULL, NULL, &sv), SWEEP_INCONCLUSIVE);
-	CHECK(strstr(sv.text, "default: right, high: wrong, highest: wrong") != NULL);
-	sweep_verdict_release(&sv);
-	CHECK_INTEQ(sweep("whr", NULL, NULL, &sv), SWEEP_INCONCLUSIVE);
-	CHECK(strstr(sv.text, "at high the command ended with timeout") != NULL);
-	CHECK_INTEQ(sv.ruled_cls, CLASS_COUNT);
-	run_sweep_line(&sv, &b);
-	CHECK_INTEQ(b.len, 0);
-	sweep_verdict_release(&sv);
-	CHECK_INTEQ(sweep("ccc", NULL, NULL, &sv), SWEEP_INCONCLUSIVE);
-	CHECK(strstr(sv.text, "a capacity failure") != NULL);
-	sweep_verdict_release(&sv);
+	CHECK_INTEQ(sweep("rww", NULL, NULL, &b), SWEEP_INCONCLUSIVE);
+	CHECK(strstr(b.data, " reason=no-pattern default=right high=wrong highest=wrong ") != NULL);
+	CHECK_INTEQ(sweep("whr", NULL, NULL, &b), SWEEP_INCONCLUSIVE);
+	CHECK(strstr(b.data, " reason=other-outcome default=wrong high=other ") != NULL);
+	CHECK_INTEQ(sweep("ccc", NULL, NULL, NULL), SWEEP_INCONCLUSIVE);
 	buf_release(&b);
-}
-
-/* The same levels from a GPU kernel of `backend`. */
-static enum sweep_kind
-sweep_gpu(const char *levels, const char *backend, struct sweep_verdict *sv)
-{
-	struct run_record r[RUN_NLEVELS];
-
-	for (int i = 0; i < RUN_NLEVELS; i++) {
-		if (levels[i] == 'r')
-			rec(&r[i], RUNNER_EXITED, 0, CLASS_UNKNOWN, "u", NULL);
-		else
-			rec(&r[i], RUNNER_EXITED, 1, CLASS_NUMERICS, "n", "0.0078125");
-		r[i].precision = run_precision_levels[i];
-		r[i].platform = xstrdup("gpu");
-		r[i].backend = backend ? xstrdup(backend) : NULL;
-	}
-	run_sweep_judge(r, sv);
-	release(r, RUN_NLEVELS);
-	return sv->kind;
 }
 
 static void
 test_sweep_gpu(void)
 {
-	struct sweep_verdict sv;
 	struct buf b = BUF_INIT;
 
 	/* Triton: TF32 at default and high, IEEE at highest */
-	CHECK_INTEQ(sweep_gpu("wwr", "triton", &sv), SWEEP_POLICY);
-	CHECK(sv.gpu);
-	CHECK(strstr(sv.text, "TF32") != NULL);
-	CHECK_STREQ(sv.ruled_subkind, "logic");
-	run_sweep_line(&sv, &b);
-	CHECK_STREQ(b.data, "pt-run: precision sweep: wrong at default matmul precision (TF32 on "
-		    "GPU), right at highest\n");
-	buf_reset(&b);
-	sweep_verdict_release(&sv);
+	CHECK_INTEQ(sweep_on("wwr", "0.0078125", NULL, "gpu", "triton", &b), SWEEP_POLICY);
+	CHECK(strstr(b.data, " platform=gpu backend=triton ") != NULL);
 	/* Triton wrong at every level: highest is IEEE f32, so logic */
-	CHECK_INTEQ(sweep_gpu("www", "triton", &sv), SWEEP_LOGIC);
-	sweep_verdict_release(&sv);
+	CHECK_INTEQ(sweep_on("www", "0.0078125", "0.0078125", "gpu", "triton", NULL), SWEEP_LOGIC);
 	/* Mosaic GPU wrong at every level: f32 MMA is TF32 at each, nothing is proved */
-	CHECK_INTEQ(sweep_gpu("www", "mosaic-gpu", &sv), SWEEP_INCONCLUSIVE);
-	CHECK(strstr(sv.text, "Mosaic GPU runs f32") != NULL);
-	CHECK_INTEQ(sv.ruled_cls, CLASS_COUNT);
-	run_sweep_line(&sv, &b);
-	CHECK_INTEQ(b.len, 0);
-	sweep_verdict_release(&sv);
+	CHECK_INTEQ(sweep_on("www", "0.0078125", "0.0078125", "gpu", "mosaic-gpu", &b),
+		    SWEEP_INCONCLUSIVE);
+	CHECK(strstr(b.data, " reason=mosaic-gpu-tf32 ") != NULL);
 	buf_release(&b);
 }
 

@@ -2,8 +2,9 @@
 /*
  * Unit tests for wrapping (pt/wrap.h): no line longer than the width unless
  * one word is, no word cut, continuations under the text they continue,
- * escape sequences and UTF-8 taking no extra columns, and text that fits
- * (or no width at all) passing byte for byte.
+ * escape sequences and UTF-8 taking no extra columns, code between the
+ * markers never broken, and text that fits (or no width at all) passing
+ * byte for byte.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,19 @@ main(void)
 	same_as("\033[1mbold\033[0m text\n", 10, "\033[1mbold\033[0m text\n");
 	/* a UTF-8 character is one column */
 	same_as("caf\xc3\xa9 caf\xc3\xa9\n", 9, "caf\xc3\xa9 caf\xc3\xa9\n");
+	/* code between the markers is never broken, neither at its spaces nor
+	 * after a '(' or ','; the markers do not reach the output */
+	same_as("  debug:  \x0eLIBTPU_INIT_ARGS=\"--xla_mosaic_dump_to=/tmp/mosaic\" python t.py\x0f\n", 40,
+		"  debug:  LIBTPU_INIT_ARGS=\"--xla_mosaic_dump_to=/tmp/mosaic\" python t.py\n");
+	same_as("  debug   \x0ejax.config.update(\"jax_pallas_verbose_errors\", True)\x0f\n", 45,
+		"  debug   jax.config.update(\"jax_pallas_verbose_errors\", True)\n");
+	/* prose around a code span breaks outside it only */
+	same_as("  change: set \x0e`f(a, b, c, d, e)`\x0f with N above the use\n", 30,
+		"  change: set\n"
+		"          `f(a, b, c, d, e)`\n"
+		"          with N above the use\n");
+	/* a line that fits loses only its markers */
+	same_as("a \x0e" "code\x0f b\n", 40, "a code b\n");
 	/* a last line without a newline (a prompt) stays without one */
 	same_as("result> ", 40, "result> ");
 	CHECK(wrap_width(-1, "60") == 0);       /* no terminal: no wrapping */
