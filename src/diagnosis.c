@@ -134,14 +134,17 @@ static void
 print_next_steps(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool color)
 {
 	char **steps = rs->classes[v->cls].next_steps;
+	struct api_render ar;
 
+	ladder_render_init(&ar, rs, &v->vars);
 	for (size_t i = 0; steps && steps[i]; i++) {
 		if (i == 0)
 			fprintf(fp, "%snext%s         ", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
 		else
 			fputs("             ", fp);
-		fprintf(fp, "%s\n", steps[i]);
+		fprintf(fp, "%s\n", api_render_prose(&ar, steps[i]));
 	}
+	api_render_release(&ar);
 }
 
 static void
@@ -200,13 +203,13 @@ print_rung(FILE *fp, const struct ruleset *rs, struct api_render *ar, const stru
 	change = ladder_change_render(ar, r, vs, &filled);
 
 	fprintf(fp, "  %s%zu/%zu %s%s  %s\n", c_on(color, TERM_BOLD), k, n, r->id,
-		c_on(color, TERM_RESET), r->action);
+		c_on(color, TERM_RESET), api_render_prose(ar, r->action));
 	if (*change) {
 		fprintf(fp, "       change: ");
 		put_untrusted_str(fp, change);
 		fprintf(fp, "%s\n", filled ? "   (from your log)" : "");
 	}
-	fprintf(fp, "       expect: %s\n", r->expect);
+	fprintf(fp, "       expect: %s\n", api_render_prose(ar, r->expect));
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
 		char *snippet = fd ? ladder_flag_render(ar, fd) : xstrdup(*f);
@@ -260,10 +263,13 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 		const struct class_def *cd = &rs->classes[v->cls];
 		const char *note = vars_is(&v->vars, "platform", "gpu") && cd->gpu_interpret_note
 				   ? cd->gpu_interpret_note : cd->interpret_note;
+		struct api_render ar;
 
+		ladder_render_init(&ar, rs, &v->vars);
 		if (note)
 			fprintf(fp, "%sinterpret%s    %s\n", c_on(o->color, TERM_BOLD),
-				c_on(o->color, TERM_RESET), note);
+				c_on(o->color, TERM_RESET), api_render_prose(&ar, note));
+		api_render_release(&ar);
 		if (!o->no_ladder)
 			diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
 	} else if (!o->no_ladder) {
@@ -305,10 +311,10 @@ json_ladder(struct json *o, const struct ruleset *rs, const struct verdict *v)
 
 		json_add_str(r, "id", rungs[i]->id);
 		json_add_str(r, "family", rungs[i]->family);
-		json_add_str(r, "action", rungs[i]->action);
+		json_add_str(r, "action", api_render_prose(&ar, rungs[i]->action));
 		json_add_str(r, "change", change);
 		json_add_bool(r, "from_log", filled);
-		json_add_str(r, "expect", rungs[i]->expect);
+		json_add_str(r, "expect", api_render_prose(&ar, rungs[i]->expect));
 		flags = json_add_array(r, "flags");
 		for (char **f = rungs[i]->flags; f && *f; f++) {
 			const struct flag_def *fd = ruleset_find_flag(rs, *f);
@@ -438,9 +444,12 @@ diagnosis_json(const struct ruleset *rs, const struct verdict *v, const char *so
 		json_ladder(o, rs, v);
 	} else {
 		struct json *next = json_add_array(o, "next_steps");
+		struct api_render ar;
 
+		ladder_render_init(&ar, rs, &v->vars);
 		for (char **s = rs->classes[v->cls].next_steps; s && *s; s++)
-			json_push_str(next, *s);
+			json_push_str(next, api_render_prose(&ar, *s));
+		api_render_release(&ar);
 	}
 	json_add_int(o, "lines", (long long)v->nlines);
 	json_add_int(o, "bytes", (long long)v->nbytes);

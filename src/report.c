@@ -258,9 +258,9 @@ build_next(struct report *r, const struct session *s, const struct ruleset *rs,
 
 		r->next[i].rung = xstrdup(plan[i]->id);
 		r->next[i].family = plan[i]->family ? xstrdup(plan[i]->family) : NULL;
-		r->next[i].action = rdup(r, plan[i]->action);
+		r->next[i].action = rdup(r, api_render_prose(ar, plan[i]->action));
 		r->next[i].change = *change ? rdup(r, change) : NULL;
-		r->next[i].expect = rdup(r, plan[i]->expect);
+		r->next[i].expect = rdup(r, api_render_prose(ar, plan[i]->expect));
 		free(change);
 	}
 	r->nnext = n;
@@ -309,7 +309,7 @@ flag_push(struct report *r, const struct flag_def *f, struct api_render *ar)
 	r->flags = xrealloc(r->flags, (r->nflags + 1) * sizeof(*r->flags));
 	r->flags[r->nflags].id = xstrdup(f->id);
 	r->flags[r->nflags].snippet = ladder_flag_render(ar, f);
-	r->flags[r->nflags].why = f->why ? xstrdup(f->why) : NULL;
+	r->flags[r->nflags].why = f->why ? xstrdup(api_render_prose(ar, f->why)) : NULL;
 	r->flags[r->nflags].note = ladder_api_notes(ar);
 	r->nflags++;
 }

@@ -500,12 +500,14 @@ record_same(struct session *s, const struct ruleset *rs, struct attempt *a,
 
 	a->fingerprint = dup_or_null(s->fingerprint);
 	for (size_t i = 0; r && r->family && i < ARRAY_SIZE(hypothesis_rungs); i++) {
-		char *reason, why[32];
+		char *reason, *action, why[32];
 
 		if (rcls != hypothesis_rungs[i].cls || strcmp(r->family, hypothesis_rungs[i].family) != 0)
 			continue;
+		action = ladder_prose(rs, &s->vars, r->action);
 		reason = xasprintf("the failure survives attempt %d: %s", a->n,
-				   r->action ? r->action : r->id);
+				   action ? action : r->id);
+		free(action);
 		session_rule_out(s, rcls, hypothesis_rungs[i].subkind, reason, nw);
 		free(reason);
 		snprintf(why, sizeof(why), "attempt %d", a->n);

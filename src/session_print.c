@@ -22,14 +22,14 @@ session_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 	fprintf(out, "\nattempt %zu of %d: %s", s->nattempts + 1, SESSION_ATTEMPT_CAP, r->id);
 	if (r->family)
 		fprintf(out, " (family %s)", r->family);
-	fprintf(out, "\n  action  %s\n", r->action ? r->action : "");
+	fprintf(out, "\n  action  %s\n", r->action ? api_render_prose(&ar, r->action) : "");
 	if (*change) {
 		fputs("  change  ", out);
 		term_puts_untrusted(out, change);
 		fputs(filled ? "   (from your log)\n" : "\n", out);
 	}
 	if (r->expect)
-		fprintf(out, "  expect  %s\n", r->expect);
+		fprintf(out, "  expect  %s\n", api_render_prose(&ar, r->expect));
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
 		char *snippet = fd ? ladder_flag_render(&ar, fd) : xstrdup(*f);
