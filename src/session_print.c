@@ -75,7 +75,7 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 	ladder_render_init(&ar, rs, &s->vars);
 	fputs(again ? "\nthe failure changed class: does the new one reproduce under interpret mode?\n"
 		    : "\nbefore any edit: does the failure reproduce under interpret mode?\n", out);
-	fputs("  It splits the problem: a failure that reproduces on CPU is a logic or indexing\n"
+	fputs("  It splits the problem: a failure that reproduces there is a logic or indexing\n"
 	      "  bug, or a race; one that does not is layout, capacity or precision.\n", out);
 	/* an unmet wait polls for ever in the simulator too: the timeout ends it */
 	if (c == CLASS_SYNCHRONIZATION && !gpu)
@@ -87,7 +87,8 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 				"GPU interpret mode (Mosaic GPU kernels) with the race\n  detector, under "
 				"'pallas-triage run --timeout':\n");
 	else
-		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel on CPU:\n");
+		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel as plain XLA, without "
+				"the Mosaic or Triton lowering:\n");
 	if (!gpu || gpu_sim)
 		print_flag_line(out, rs, &ar, gpu ? "gpu-interpret-reset" : "interpret-reset",
 				"  Between runs reset the simulated state, or state from one run leaks "
