@@ -469,8 +469,8 @@ render_call(struct rctx *c, const struct api_name *n, const char *p, const char 
 	/* "f()" is a call without arguments, not one empty argument */
 	if (k == 1 && trim_left(from[0], to[0]) == to[0])
 		k = 0;
-	for (size_t i = 0; i < k; i++)
-		a.text[a.n] = render_arg(c, n, from[i], to[i], &a.kw[a.n], depth), a.n++;
+	for (size_t i = 0; i < k; i++, a.n++)
+		a.text[a.n] = render_arg(c, n, from[i], to[i], &a.kw[a.n], depth);
 	if (s && s->call) {
 		fill_item(s->call, s->call + strlen(s->call), &a, out);
 	} else {
