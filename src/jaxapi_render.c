@@ -100,15 +100,13 @@ find_close(const char *start, const char *p, const char *end)
 	return NULL;
 }
 
-/* Split [p, end) at commas outside brackets; returns the number of pieces (at most max). */
-static size_t
-split_top(const char *p, const char *end, const char **from, const char **to, size_t max)
+/* The first c in [p, end) outside brackets, strings and placeholders, or end; start begins the text. */
+static const char *
+find_top(const char *start, const char *p, const char *end, char c)
 {
-	const char *start = p, *item = p;
-	size_t n = 0;
 	int depth = 0;
 
-	while (p < end && n < max) {
+	while (p < end) {
 		const char *q;
 
 		if ((q = skip_placeholder(p, end)) || (q = skip_string(start, p, end))) {
@@ -119,16 +117,28 @@ split_top(const char *p, const char *end, const char **from, const char **to, si
 			depth++;
 		else if (*p == ')' || *p == ']' || *p == '}')
 			depth--;
-		else if (*p == ',' && depth == 0) {
-			from[n] = item;
-			to[n++] = p;
-			item = p + 1;
-		}
+		else if (*p == c && depth <= 0)
+			return p;
 		p++;
 	}
-	if (n < max) {
+	return end;
+}
+
+/* Split [p, end) at commas outside brackets; returns the number of pieces (at most max). */
+static size_t
+split_top(const char *p, const char *end, const char **from, const char **to, size_t max)
+{
+	const char *start = p, *item = p;
+	size_t n = 0;
+
+	while (n < max) {
+		const char *comma = find_top(start, item, end, ',');
+
 		from[n] = item;
-		to[n++] = end;
+		to[n++] = comma;
+		if (comma == end)
+			break;
+		item = comma + 1;
 	}
 	return n;
 }
@@ -168,23 +178,12 @@ keyword_at(const char *p, const char *end)
 static const char *
 find_comment(const char *p, const char *end)
 {
-	const char *start = p;
-	int depth = 0;
+	const char *start = p, *hash = p;
 
-	while (p < end) {
-		const char *q;
-
-		if ((q = skip_placeholder(p, end)) || (q = skip_string(start, p, end))) {
-			p = q;
-			continue;
-		}
-		if (*p == '(' || *p == '[' || *p == '{')
-			depth++;
-		else if (*p == ')' || *p == ']' || *p == '}')
-			depth--;
-		else if (*p == '#' && depth <= 0 && (p == start || isspace((unsigned char)p[-1])))
-			return p;
-		p++;
+	while ((hash = find_top(start, hash, end, '#')) < end) {
+		if (hash == start || isspace((unsigned char)hash[-1]))
+			return hash;
+		hash++;
 	}
 	return end;
 }
