@@ -31,6 +31,7 @@
 #include "pt/block.h"
 #include "pt/chips.h"
 #include "pt/jaxapi.h"
+#include "pt/ladder.h"
 #include "pt/vmem.h"
 
 struct advice {
@@ -352,4 +353,24 @@ verdict_derive(const struct ruleset *rs, struct verdict *v)
 	refine(v);
 	if (!vars_get(&v->vars, "chip") && vars_get(&v->vars, "chip_name"))
 		vars_set(&v->vars, "chip", vars_get(&v->vars, "chip_name"), false);
+}
+
+void
+verdict_set_jax(const struct ruleset *rs, struct verdict *v, const char *version)
+{
+	vars_set(&v->vars, "jax_version", version, true);
+	vars_unset(&v->vars, "jax_upgrade_to");
+	vars_unset(&v->vars, "jax_upgrade_what");
+	vars_unset(&v->vars, "jax_upgrade_from");
+	jaxapi_derive(rs ? rs->api : NULL, &v->vars);
+	if (!v->top_rule)
+		return;
+	if (v->message) {
+		free(v->message);
+		v->message = ladder_message(rs, &v->vars, v->top_rule->message);
+	}
+	if (v->reason && v->cls == CLASS_UNKNOWN) {
+		free(v->reason);
+		v->reason = ladder_message(rs, &v->vars, v->top_rule->message);
+	}
 }

@@ -145,6 +145,7 @@ next_steps(const struct ruleset *rs, const struct verdict *v, const char *source
 	char **steps = vars_get(&v->vars, "command") && cd->next_steps_run ? cd->next_steps_run
 									  : cd->next_steps;
 	struct vars vs = VARS_INIT;
+	struct api_render ar;
 	size_t n = 0;
 	char **out;
 
@@ -158,12 +159,14 @@ next_steps(const struct ruleset *rs, const struct verdict *v, const char *source
 	while (steps && steps[n])
 		n++;
 	out = xcalloc(n + 1, sizeof(*out));
+	ladder_render_init(&ar, rs, &v->vars);
 	for (size_t i = 0; i < n; i++) {
 		struct buf b = BUF_INIT;
 
-		vars_expand(&vs, steps[i], &b);
+		vars_expand(&vs, api_render_prose(&ar, steps[i]), &b);
 		out[i] = buf_detach(&b, NULL);
 	}
+	api_render_release(&ar);
 	vars_release(&vs);
 	return out;
 }
@@ -240,11 +243,11 @@ print_rung(FILE *fp, const struct ruleset *rs, struct api_render *ar, const stru
 	change = ladder_change_render(ar, r, vs, &filled);
 
 	fprintf(fp, "  %s%zu/%zu %s%s  %s\n", c_on(color, TERM_BOLD), k, n, r->id,
-		c_on(color, TERM_RESET), r->action);
+		c_on(color, TERM_RESET), api_render_prose(ar, r->action));
 	/* code as code: never wrapped inside, several lines as lines (pt/snippet.h) */
 	if (*change)
 		snippet_print(fp, "       change: ", change, filled ? "   (from your log)" : NULL, 9);
-	fprintf(fp, "       expect: %s\n", r->expect);
+	fprintf(fp, "       expect: %s\n", api_render_prose(ar, r->expect));
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
 		char *snippet = fd ? ladder_flag_render(ar, fd, vs) : xstrdup(*f);
@@ -298,10 +301,13 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 		const struct class_def *cd = &rs->classes[v->cls];
 		const char *note = vars_is(&v->vars, "platform", "gpu") && cd->gpu_interpret_note
 				   ? cd->gpu_interpret_note : cd->interpret_note;
+		struct api_render ar;
 
+		ladder_render_init(&ar, rs, &v->vars);
 		if (note)
 			fprintf(fp, "%sinterpret%s    %s\n", c_on(o->color, TERM_BOLD),
-				c_on(o->color, TERM_RESET), note);
+				c_on(o->color, TERM_RESET), api_render_prose(&ar, note));
+		api_render_release(&ar);
 		if (!o->no_ladder)
 			diagnosis_print_ladder(fp, rs, v, o->whole_ladder, o->color);
 	} else if (!o->no_ladder) {
@@ -343,10 +349,10 @@ json_ladder(struct json *o, const struct ruleset *rs, const struct verdict *v)
 
 		json_add_str(r, "id", rungs[i]->id);
 		json_add_str(r, "family", rungs[i]->family);
-		json_add_str(r, "action", rungs[i]->action);
+		json_add_str(r, "action", api_render_prose(&ar, rungs[i]->action));
 		json_add_str(r, "change", change);
 		json_add_bool(r, "from_log", filled);
-		json_add_str(r, "expect", rungs[i]->expect);
+		json_add_str(r, "expect", api_render_prose(&ar, rungs[i]->expect));
 		flags = json_add_array(r, "flags");
 		for (char **f = rungs[i]->flags; f && *f; f++) {
 			const struct flag_def *fd = ruleset_find_flag(rs, *f);

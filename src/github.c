@@ -79,11 +79,13 @@ message_of(const struct ruleset *rs, const struct verdict *v, const char *source
 	n = v->cls == CLASS_UNKNOWN ? 0 : ladder_select(rs, v->cls, v->subkind, &v->vars, &sel);
 	if (n) {
 		char *change = ladder_change_text(rs, sel[0], &v->vars, NULL);
+		char *action = ladder_prose(rs, &v->vars, sel[0]->action);
 
-		buf_addf(&m, "\nfirst fix (%s): %s", sel[0]->id, sel[0]->action ? sel[0]->action : "");
+		buf_addf(&m, "\nfirst fix (%s): %s", sel[0]->id, action ? action : "");
 		if (*change)
 			buf_addf(&m, "\n  change: %s", change);
 		free(change);
+		free(action);
 	}
 	free(sel);
 	return buf_detach(&m, NULL);

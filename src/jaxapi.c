@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The JAX API table: versions, the `jax_api` / `jax_gaps` sections, and
- * rendering ${api:NAME} for one JAX version; see pt/jaxapi.h. The lint of
- * `rules validate` lives in jaxapi_lint.c.
+ * The JAX API table: versions, the `jax_api` / `jax_gaps` / `jax_releases`
+ * sections and their checks, and the gaps; see pt/jaxapi.h. Rendering
+ * ${api:NAME} lives in jaxapi_render.c, the lint of `rules validate` in
+ * jaxapi_lint.c.
  *
  * A fact the table does not have is never invented here: a release inside
- * a range's span is "maybe", and "maybe" is said to the user as such.
+ * a range's span is "maybe", and "maybe" is said to the user as such. A
+ * release the table gives must come with where it was read, as
+ * TAG:path:line, and the tag must be that release's.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -128,10 +131,25 @@ jaxrange_release(struct jaxrange *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void
-format_ver(const struct jaxver *v, char *buf, size_t len)
+void
+jaxver_format(const struct jaxver *v, char *buf, size_t len)
 {
 	snprintf(buf, len, "%d.%d.%d", v->part[0], v->part[1], v->part[2]);
+}
+
+void
+jaxrange_describe(const struct jaxrange *r, char *buf, size_t len)
+{
+	char lo[24], hi[24];
+
+	jaxver_format(&r->lo, lo, sizeof(lo));
+	jaxver_format(&r->hi, hi, sizeof(hi));
+	if (r->has_lo && jaxver_cmp(&r->lo, &r->hi) == 0)
+		snprintf(buf, len, "in %s", hi);
+	else if (r->has_lo)
+		snprintf(buf, len, "between %s and %s", lo, hi);
+	else
+		snprintf(buf, len, "by %s", hi);
 }
 
 /* ---- the table ---- */
@@ -147,6 +165,12 @@ name_free(struct api_name *n)
 	jaxrange_release(&n->removed);
 	free(n->deprecated);
 	free(n->replaced_by);
+	free(n->since_at);
+	free(n->deprecated_at);
+	free(n->removed_at);
+	free(n->call);
+	free(n->instead);
+	free(n->undecided);
 	free(n->source);
 	free(n->note);
 	free(n->file);
@@ -161,6 +185,8 @@ gap_free(struct api_gap *g)
 	free(g->id);
 	free(g->what);
 	jaxrange_release(&g->closed_in);
+	free(g->closed_at);
+	free(g->undecided);
 	for (size_t i = 0; i < g->nwhen; i++) {
 		free(g->when_names[i]);
 		strv_free(g->when_values[i]);
@@ -183,6 +209,9 @@ jaxapi_free(struct jaxapi *t)
 		gap_free(t->gaps[i]);
 	free(t->names);
 	free(t->gaps);
+	free(t->releases);
+	free(t->releases_source);
+	free(t->releases_file);
 	free(t);
 }
 
@@ -217,10 +246,74 @@ has_predecessor(const struct jaxapi *t, const struct api_name *n)
 	return false;
 }
 
+const struct jaxver *
+jaxapi_newest(const struct jaxapi *t)
+{
+	return t && t->nreleases ? &t->releases[t->nreleases - 1] : NULL;
+}
+
 bool
 jaxapi_versioned(const struct jaxapi *t, const struct api_name *n)
 {
-	return n->since.set || n->removed.set || n->replaced_by || has_predecessor(t, n);
+	/* a name every listed release has is spelled one way for all of them */
+	bool late = n->since.set &&
+		    (!t->nreleases || jaxver_cmp(&n->since.hi, &t->releases[0]) > 0);
+
+	return late || n->removed.set || n->replaced_by || has_predecessor(t, n);
+}
+
+enum api_presence
+jaxrange_reached(const struct jaxrange *r, const struct jaxver *v)
+{
+	if (jaxver_cmp(v, &r->hi) >= 0)
+		return API_PRESENT;
+	if (r->has_lo && jaxver_cmp(v, &r->lo) < 0)
+		return API_ABSENT;
+	return API_MAYBE;
+}
+
+enum api_presence
+jaxapi_presence(const struct api_name *n, const struct jaxver *v)
+{
+	enum api_presence in = n->since.set ? jaxrange_reached(&n->since, v) : API_PRESENT;
+	enum api_presence gone = n->removed.set ? jaxrange_reached(&n->removed, v) : API_ABSENT;
+	enum api_presence still = gone == API_PRESENT ? API_ABSENT :
+				  gone == API_ABSENT ? API_PRESENT : API_MAYBE;
+
+	return in < still ? in : still;
+}
+
+const struct api_name *
+jaxapi_keyword(const struct jaxapi *t, const struct api_name *n, const char *kw, size_t kwlen)
+{
+	const struct api_name *cur = jaxapi_current(t, n);
+	size_t len = strlen(cur->name);
+
+	for (size_t i = 0; t && i < t->nnames; i++) {
+		const char *k = t->names[i]->name;
+
+		if (strncmp(k, cur->name, len) == 0 && k[len] == '.' &&
+		    strncmp(k + len + 1, kw, kwlen) == 0 && k[len + 1 + kwlen] == '\0')
+			return t->names[i];
+	}
+	return NULL;
+}
+
+int
+jaxapi_provenance(const char *at, struct jaxver *tag)
+{
+	const char *p, *colon;
+
+	if (!at || strncmp(at, "jax-v", 5) != 0 || parse_version(at + 5, tag, &p) < 0)
+		return -1;
+	/* jax-v0.9.0.1 re-released 0.9.0 with an XLA patch: it counts as 0.9.0 */
+	while (*p == '.' && isdigit((unsigned char)p[1]))
+		for (p++; isdigit((unsigned char)*p); p++)
+			;
+	tag->stage = JAXVER_FINAL;
+	if (*p++ != ':' || !(colon = strchr(p, ':')) || colon == p)
+		return -1;
+	return isdigit((unsigned char)colon[1]) ? 0 : -1;
 }
 
 /* A range field: absent, or text that parses. */
@@ -253,37 +346,102 @@ check_deprecated(const struct ynode *m, const char *dep, const char *file, struc
 	return -1;
 }
 
+/*
+ * A release and where it was read: `key` set needs `at_key`, a provenance
+ * whose tag is in the release's range (for `removed`, the last release
+ * that still has it will do: a name that vanished has no line to point at).
+ */
+static int
+check_provenance(const struct ynode *m, const char *what, const char *key,
+		 const struct jaxrange *r, const char *at_key, const char *at, const char *file,
+		 struct diag *d)
+{
+	const struct ynode *n = ynode_get(m, at_key);
+	struct jaxver tag;
+	char want[64];
+
+	if (!r->set) {
+		if (!at)
+			return 0;
+		diag_error(d, file, n->line, n->col, "'%s' without '%s'", at_key, key);
+		return -1;
+	}
+	jaxrange_describe(r, want, sizeof(want));
+	if (!at) {
+		diag_error(d, file, m->line, m->col, "%s gives '%s' (%s) without '%s', where it "
+			   "was read: 'jax-vX.Y.Z:path:line'", what, key, r->text, at_key);
+		return -1;
+	}
+	if (jaxapi_provenance(at, &tag) < 0) {
+		diag_error(d, file, n->line, n->col, "'%s' must start with a release tag, a path "
+			   "and a line: 'jax-v0.6.2:jax/experimental/pallas/tpu.py:27', not '%s'",
+			   at_key, at);
+		return -1;
+	}
+	if (jaxver_cmp(&tag, &r->hi) > 0 || (r->has_lo && jaxver_cmp(&tag, &r->lo) < 0 &&
+					    strcmp(key, "removed") != 0)) {
+		diag_error(d, file, n->line, n->col, "'%s' reads a release tag outside '%s' (%s)",
+			   at_key, key, want);
+		return -1;
+	}
+	return 0;
+}
+
+/* The optional text fields of an API name, in the order of the schema. */
+#define NAME_TEXTS(X) X(render) X(replaced_by) X(since_at) X(deprecated_at) X(removed_at) \
+	X(call) X(instead) X(undecided) X(source) X(note)
+
 static struct api_name *
 name_parse(const struct ynode *m, const char *file, struct diag *d)
 {
 	static const char *const keys[] = {
-		"name", "render", "since", "removed", "deprecated", "replaced_by", "source", "note",
+		"name", "since", "removed", "deprecated",
+#define KEY(f) #f,
+		NAME_TEXTS(KEY)
+#undef KEY
 		NULL,
 	};
-	const char *name = NULL, *render = NULL, *dep = NULL, *repl = NULL, *src = NULL,
-		   *note = NULL;
+	const char *name = NULL, *dep = NULL;
+#define VAR(f) const char *f = NULL;
+	NAME_TEXTS(VAR)
+#undef VAR
 	struct api_name *n = xcalloc(1, sizeof(*n));
+	struct jaxrange dep_r = { 0 };
 	int bad = 0;
 
 	bad |= ynode_check_keys(m, keys, file, "an API name", d) < 0;
 	bad |= ynode_want_str(m, "name", true, &name, file, "an API name", d) < 0;
-	bad |= ynode_want_str(m, "render", false, &render, file, "an API name", d) < 0;
 	bad |= want_range(m, "since", &n->since, file, "an API name", d) < 0;
 	bad |= want_range(m, "removed", &n->removed, file, "an API name", d) < 0;
 	bad |= ynode_want_str(m, "deprecated", false, &dep, file, "an API name", d) < 0;
 	bad |= check_deprecated(m, dep, file, d) < 0;
-	bad |= ynode_want_str(m, "replaced_by", false, &repl, file, "an API name", d) < 0;
-	bad |= ynode_want_str(m, "source", true, &src, file, "an API name", d) < 0;
-	bad |= ynode_want_str(m, "note", false, &note, file, "an API name", d) < 0;
+#define WANT(f) bad |= ynode_want_str(m, #f, false, &f, file, "an API name", d) < 0;
+	NAME_TEXTS(WANT)
+#undef WANT
+#define SET(f) n->f = dup_or_null(f);
+	NAME_TEXTS(SET)
+#undef SET
 	n->name = dup_or_null(name);
-	n->render = dup_or_null(render);
 	n->deprecated = dup_or_null(dep);
-	n->replaced_by = dup_or_null(repl);
-	n->source = dup_or_null(src);
-	n->note = dup_or_null(note);
 	n->file = xstrdup(file);
 	n->line = m->line;
 	n->col = m->col;
+	if (!bad && !source && !since_at) {
+		diag_error(d, file, m->line, m->col, "API name '%s' needs 'since' with 'since_at', or "
+			   "a 'source'", name);
+		bad = 1;
+	}
+	if (!bad) {
+		if (dep)
+			jaxrange_parse(dep, &dep_r);
+		bad |= check_provenance(m, "an API name", "since", &n->since, "since_at", since_at,
+					file, d) < 0;
+		bad |= check_provenance(m, "an API name", "deprecated", &dep_r, "deprecated_at",
+					deprecated_at, file, d) < 0;
+		bad |= check_provenance(m, "an API name", "removed", &n->removed, "removed_at",
+					removed_at, file, d) < 0;
+		jaxrange_release(&dep_r);
+	}
 	if (!bad && n->since.set && n->removed.set && jaxver_cmp(&n->removed.hi, &n->since.lo) <= 0) {
 		diag_error(d, file, m->line, m->col, "'%s' is removed (%s) before it appears (%s)",
 			   name, n->removed.text, n->since.text);
@@ -377,8 +535,10 @@ parse_when(struct api_gap *g, const struct ynode *m, const char *file, struct di
 static struct api_gap *
 gap_parse(const struct ynode *m, const char *file, struct diag *d)
 {
-	static const char *const keys[] = { "id", "what", "closed_in", "when", "source", NULL };
-	const char *id = NULL, *what = NULL, *src = NULL;
+	static const char *const keys[] = {
+		"id", "what", "closed_in", "closed_at", "undecided", "when", "source", NULL,
+	};
+	const char *id = NULL, *what = NULL, *src = NULL, *at = NULL, *undecided = NULL;
 	struct api_gap *g = xcalloc(1, sizeof(*g));
 	int bad = 0;
 
@@ -386,15 +546,22 @@ gap_parse(const struct ynode *m, const char *file, struct diag *d)
 	bad |= ynode_want_str(m, "id", true, &id, file, "a gap", d) < 0;
 	bad |= ynode_want_str(m, "what", true, &what, file, "a gap", d) < 0;
 	bad |= ynode_want_str(m, "source", true, &src, file, "a gap", d) < 0;
+	bad |= ynode_want_str(m, "closed_at", false, &at, file, "a gap", d) < 0;
+	bad |= ynode_want_str(m, "undecided", false, &undecided, file, "a gap", d) < 0;
 	bad |= want_range(m, "closed_in", &g->closed_in, file, "a gap", d) < 0;
 	if (!bad && !g->closed_in.set) {
 		diag_error(d, file, m->line, m->col, "a gap is missing required field 'closed_in'");
 		bad = 1;
 	}
+	if (!bad)
+		bad |= check_provenance(m, "a gap", "closed_in", &g->closed_in, "closed_at", at,
+					file, d) < 0;
 	bad |= parse_when(g, m, file, d) < 0;
 	g->id = dup_or_null(id);
 	g->what = dup_or_null(what);
 	g->source = dup_or_null(src);
+	g->closed_at = dup_or_null(at);
+	g->undecided = dup_or_null(undecided);
 	g->file = xstrdup(file);
 	g->line = m->line;
 	if (bad) {
@@ -448,14 +615,65 @@ want_list(const struct ynode *n, const char *key, const char *file, struct diag 
 	return 0;
 }
 
+/* jax_releases: { releases: [X.Y.Z, ...], source: TEXT }, oldest first, in one file only. */
+static int
+parse_releases(struct jaxapi *t, const struct ynode *m, const char *file, struct diag *d)
+{
+	static const char *const keys[] = { "releases", "source", NULL };
+	const char *src = NULL;
+	char **list = NULL;
+	size_t n = 0;
+	int bad = 0;
+
+	if (m->kind != YNODE_MAP) {
+		diag_error(d, file, m->line, m->col, "section 'jax_releases' must be a mapping");
+		return -1;
+	}
+	if (t->releases_file) {
+		diag_error(d, file, m->line, m->col, "jax_releases is given twice (first at %s:%d)",
+			   t->releases_file, t->releases_line);
+		return -1;
+	}
+	bad |= ynode_check_keys(m, keys, file, "jax_releases", d) < 0;
+	bad |= ynode_want_str(m, "source", true, &src, file, "jax_releases", d) < 0;
+	bad |= ynode_want_strv(m, "releases", true, &list, NULL, file, "jax_releases", d) < 0;
+	for (char **r = list; !bad && r && *r; r++)
+		n++;
+	if (!bad) {
+		t->releases = xcalloc(n ? n : 1, sizeof(*t->releases));
+		for (size_t i = 0; i < n; i++) {
+			if (parse_final(list[i], strlen(list[i]), &t->releases[i]) < 0 ||
+			    (i && jaxver_cmp(&t->releases[i - 1], &t->releases[i]) >= 0)) {
+				diag_error(d, file, m->line, m->col, "jax_releases: '%s' is not a final "
+					   "release X.Y.Z newer than the one before it", list[i]);
+				bad = 1;
+				break;
+			}
+		}
+	}
+	strv_free(list);
+	if (bad || n == 0) {
+		free(t->releases);
+		t->releases = NULL;
+		if (!bad)
+			diag_error(d, file, m->line, m->col, "jax_releases lists no release");
+		return -1;
+	}
+	t->nreleases = n;
+	t->releases_source = xstrdup(src);
+	t->releases_file = xstrdup(file);
+	t->releases_line = m->line;
+	return 0;
+}
+
 int
 jaxapi_parse(struct jaxapi **out, const struct ynode *names, const struct ynode *gaps,
-	     const char *file, struct diag *d)
+	     const struct ynode *releases, const char *file, struct diag *d)
 {
 	struct jaxapi *t = *out;
 	int ret = 0;
 
-	if (!names && !gaps)
+	if (!names && !gaps && !releases)
 		return 0;
 	if (want_list(names, "jax_api", file, d) < 0 || want_list(gaps, "jax_gaps", file, d) < 0)
 		return -1;
@@ -465,8 +683,76 @@ jaxapi_parse(struct jaxapi **out, const struct ynode *names, const struct ynode 
 		ret = -1;
 	if (gaps && parse_gaps(t, gaps, file, d) < 0)
 		ret = -1;
+	if (releases && parse_releases(t, releases, file, d) < 0)
+		ret = -1;
 	*out = t;
 	return ret;
+}
+
+/* The index of v in the release list, or -1. */
+static long
+release_index(const struct jaxapi *t, const struct jaxver *v)
+{
+	for (size_t i = 0; i < t->nreleases; i++)
+		if (jaxver_cmp(&t->releases[i], v) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* Each bound of r is a release of the list. */
+static int
+check_listed(const struct jaxapi *t, const struct jaxrange *r, const char *what, const char *key,
+	     const char *file, int line, int col, struct diag *d)
+{
+	char v[24];
+
+	if (!r->set)
+		return 0;
+	for (int end = 0; end < 2; end++) {
+		const struct jaxver *b = end ? &r->hi : &r->lo;
+
+		if ((end || r->has_lo) && release_index(t, b) < 0) {
+			jaxver_format(b, v, sizeof(v));
+			diag_error(d, file, line, col, "'%s': '%s' names %s, which is not in jax_releases "
+				   "(%s:%d)", what, key, v, t->releases_file, t->releases_line);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* With a release list: every release named is in it, removed_at reads the removal or the release before it. */
+static int
+check_against_releases(const struct jaxapi *t, struct diag *d)
+{
+	int ret = 0;
+
+	for (size_t i = 0; t->nreleases && i < t->nnames; i++) {
+		const struct api_name *n = t->names[i];
+		struct jaxrange dep = { 0 };
+		struct jaxver tag;
+		long k;
+
+		if (n->deprecated)
+			jaxrange_parse(n->deprecated, &dep);
+		ret |= check_listed(t, &n->since, n->name, "since", n->file, n->line, n->col, d);
+		ret |= check_listed(t, &n->removed, n->name, "removed", n->file, n->line, n->col, d);
+		ret |= check_listed(t, &dep, n->name, "deprecated", n->file, n->line, n->col, d);
+		jaxrange_release(&dep);
+		if (n->removed.set && n->removed.has_lo && n->removed_at &&
+		    jaxapi_provenance(n->removed_at, &tag) == 0 &&
+		    (k = release_index(t, &n->removed.lo)) >= 0 &&
+		    jaxver_cmp(&tag, &n->removed.lo) != 0 &&
+		    (k == 0 || jaxver_cmp(&tag, &t->releases[k - 1]) != 0)) {
+			diag_error(d, n->file, n->line, n->col, "'%s': removed_at must read the "
+				   "release that removed it or the one before it", n->name);
+			ret = -1;
+		}
+	}
+	for (size_t i = 0; t->nreleases && i < t->ngaps; i++)
+		ret |= check_listed(t, &t->gaps[i]->closed_in, t->gaps[i]->id, "closed_in",
+				    t->gaps[i]->file, t->gaps[i]->line, 1, d);
+	return ret ? -1 : 0;
 }
 
 int
@@ -494,185 +780,12 @@ jaxapi_finish(const struct jaxapi *t, struct diag *d)
 			ret = -1;
 		}
 	}
+	if (t && check_against_releases(t, d) < 0)
+		ret = -1;
 	return ret;
 }
 
 /* ---- rendering ---- */
-
-enum tri { TRI_NO, TRI_MAYBE, TRI_YES };
-
-/* Had the event of range r happened by release v? */
-static enum tri
-reached(const struct jaxrange *r, const struct jaxver *v)
-{
-	if (jaxver_cmp(v, &r->hi) >= 0)
-		return TRI_YES;
-	if (r->has_lo && jaxver_cmp(v, &r->lo) < 0)
-		return TRI_NO;
-	return TRI_MAYBE;
-}
-
-static enum tri
-exists_at(const struct api_name *n, const struct jaxver *v)
-{
-	enum tri in = n->since.set ? reached(&n->since, v) : TRI_YES;
-	enum tri gone = n->removed.set ? reached(&n->removed, v) : TRI_NO;
-	enum tri still = gone == TRI_YES ? TRI_NO : gone == TRI_NO ? TRI_YES : TRI_MAYBE;
-
-	return in < still ? in : still;
-}
-
-void
-api_render_init(struct api_render *ar, const struct jaxapi *t, const char *version)
-{
-	memset(ar, 0, sizeof(*ar));
-	ar->table = t;
-	if (version && jaxver_parse(version, &ar->ver) == 0) {
-		ar->known = true;
-		ar->version = xstrdup(version);
-	}
-}
-
-void
-api_render_clear_notes(struct api_render *ar)
-{
-	strv_free(ar->notes);
-	ar->notes = NULL;
-	ar->nnotes = 0;
-}
-
-void
-api_render_release(struct api_render *ar)
-{
-	api_render_clear_notes(ar);
-	free(ar->version);
-	memset(ar, 0, sizeof(*ar));
-}
-
-static void PT_PRINTF(2, 3)
-add_note(struct api_render *ar, const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	s = buf_detach(&b, NULL);
-	for (size_t i = 0; i < ar->nnotes; i++)
-		if (strcmp(ar->notes[i], s) == 0) {
-			free(s);
-			return;
-		}
-	ar->notes = xrealloc(ar->notes, (ar->nnotes + 2) * sizeof(*ar->notes));
-	ar->notes[ar->nnotes++] = s;
-	ar->notes[ar->nnotes] = NULL;
-}
-
-static const char *
-spelling(const struct api_name *n)
-{
-	return n->render ? n->render : n->name;
-}
-
-void
-jaxrange_describe(const struct jaxrange *r, char *buf, size_t len)
-{
-	char lo[24], hi[24];
-
-	format_ver(&r->lo, lo, sizeof(lo));
-	format_ver(&r->hi, hi, sizeof(hi));
-	if (r->has_lo && jaxver_cmp(&r->lo, &r->hi) == 0)
-		snprintf(buf, len, "in %s", hi);
-	else if (r->has_lo)
-		snprintf(buf, len, "between %s and %s", lo, hi);
-	else
-		snprintf(buf, len, "by %s", hi);
-}
-
-/* The spellings of cur's API, newest first: cur, then what it replaced. */
-static size_t
-chain(const struct jaxapi *t, const struct api_name *cur, const struct api_name **out)
-{
-	size_t n = 0;
-
-	out[n++] = cur;
-	for (size_t k = 0; k < n && n < CHAIN_MAX; k++)
-		for (size_t i = 0; i < t->nnames && n < CHAIN_MAX; i++)
-			if (t->names[i]->replaced_by &&
-			    strcmp(t->names[i]->replaced_by, out[k]->name) == 0)
-				out[n++] = t->names[i];
-	return n;
-}
-
-static void
-note_maybe(struct api_render *ar, const struct api_name *n)
-{
-	char when[64];
-	bool arriving = n->since.set && reached(&n->since, &ar->ver) == TRI_MAYBE;
-
-	jaxrange_describe(arriving ? &n->since : &n->removed, when, sizeof(when));
-	add_note(ar, "not known whether JAX %s %s %s (%s %s)", ar->version,
-		 arriving ? "has" : "still has", spelling(n),
-		 arriving ? "it arrived" : "it was removed", when);
-}
-
-static void
-note_missing(struct api_render *ar, const struct api_name *cur)
-{
-	char hi[24];
-
-	if (cur->since.set && reached(&cur->since, &ar->ver) == TRI_NO) {
-		format_ver(&cur->since.hi, hi, sizeof(hi));
-		add_note(ar, "needs JAX >= %s for %s (%s lacks it)", hi, spelling(cur), ar->version);
-	} else {
-		format_ver(&cur->removed.hi, hi, sizeof(hi));
-		add_note(ar, "JAX %s no longer has %s (removed in %s)", ar->version, spelling(cur), hi);
-	}
-}
-
-static const char *
-render_name(struct api_render *ar, const struct api_name *n)
-{
-	const struct api_name *cur = jaxapi_current(ar->table, n), *v[CHAIN_MAX];
-	size_t k = chain(ar->table, cur, v);
-
-	if (!jaxapi_versioned(ar->table, cur))
-		return spelling(cur);
-	ar->versioned = true;
-	if (!ar->known) {
-		ar->guessed = true;
-		return spelling(cur);
-	}
-	for (size_t i = 0; i < k; i++)
-		if (exists_at(v[i], &ar->ver) == TRI_YES)
-			return spelling(v[i]);
-	for (size_t i = 0; i < k; i++)
-		if (exists_at(v[i], &ar->ver) == TRI_MAYBE) {
-			note_maybe(ar, v[i]);
-			return spelling(v[i]);
-		}
-	note_missing(ar, cur);
-	return spelling(cur);
-}
-
-void
-api_render_text(struct api_render *ar, const char *tmpl, struct buf *out)
-{
-	const char *p = tmpl, *start, *end;
-
-	while ((start = strstr(p, "${api:")) && (end = strchr(start + 6, '}'))) {
-		char *name = xstrndup(start + 6, (size_t)(end - start - 6));
-		const struct api_name *n = jaxapi_find(ar->table, name);
-
-		buf_add(out, p, (size_t)(start - p));
-		buf_adds(out, n ? render_name(ar, n) : name);
-		free(name);
-		p = end + 1;
-	}
-	buf_adds(out, p);
-}
 
 /* ---- gaps ---- */
 
@@ -711,7 +824,7 @@ jaxapi_derive(const struct jaxapi *t, struct vars *vs)
 		/* a release that surely has the lowering failed for another reason */
 		if (!gap_matches(g, vs) || (known && jaxver_cmp(&v, &g->closed_in.hi) >= 0))
 			continue;
-		format_ver(&g->closed_in.hi, hi, sizeof(hi));
+		jaxver_format(&g->closed_in.hi, hi, sizeof(hi));
 		from = known ? xasprintf("the log shows JAX %s", version)
 			     : xstrdup("the log does not say which JAX ran");
 		vars_set(vs, "jax_upgrade_to", hi, false);

@@ -148,6 +148,34 @@ ladder_change_text(const struct ruleset *rs, const struct rung *r, const struct 
 }
 
 char *
+ladder_message(const struct ruleset *rs, const struct vars *vs, const char *tmpl)
+{
+	struct api_render ar;
+	struct buf spelled = BUF_INIT, b = BUF_INIT;
+
+	ladder_render_init(&ar, rs, vs);
+	api_render_prose_into(&ar, tmpl, &spelled);
+	vars_expand(vs, spelled.data, &b);
+	api_render_release(&ar);
+	buf_release(&spelled);
+	return buf_detach(&b, NULL);
+}
+
+char *
+ladder_prose(const struct ruleset *rs, const struct vars *vs, const char *text)
+{
+	struct api_render ar;
+	char *s;
+
+	if (!text)
+		return NULL;
+	ladder_render_init(&ar, rs, vs);
+	s = xstrdup(api_render_prose(&ar, text));
+	api_render_release(&ar);
+	return s;
+}
+
+char *
 ladder_change_values(const struct rung *r, const struct vars *vs)
 {
 	struct buf b = BUF_INIT;
@@ -215,6 +243,14 @@ ladder_api_sentence(const struct api_render *ar)
 		return NULL;
 	if (ar->known)
 		return xasprintf("API names are spelled for JAX %s, the version in the log", ar->version);
+	if (ar->have_ver) {
+		char newest[24];
+
+		jaxver_format(&ar->ver, newest, sizeof(newest));
+		return xasprintf("the log does not say which JAX ran, so API names are spelled for JAX "
+				 "%s, the newest release (--jax VERSION spells them for yours; "
+				 "'pallas-triage explain NAME' lists older spellings)", newest);
+	}
 	return xstrdup("the log does not say which JAX ran, so API names are spelled for current "
 		       "JAX ('pallas-triage explain NAME' lists older spellings)");
 }

@@ -364,9 +364,9 @@ build_next(struct report *r, const struct session *s, const struct ruleset *rs,
 
 		r->next[i].rung = xstrdup(plan[i]->id);
 		r->next[i].family = plan[i]->family ? xstrdup(plan[i]->family) : NULL;
-		r->next[i].action = rdup(r, plan[i]->action);
+		r->next[i].action = rdup(r, api_render_prose(ar, plan[i]->action));
 		r->next[i].change = *change ? rdup(r, change) : NULL;
-		r->next[i].expect = rdup(r, plan[i]->expect);
+		r->next[i].expect = rdup(r, api_render_prose(ar, plan[i]->expect));
 		free(change);
 	}
 	r->nnext = n;
@@ -383,15 +383,17 @@ class_seen(const struct session *s, enum pt_class c)
 }
 
 static void
-more_push(struct report *r, char *const *v)
+more_push(struct report *r, char *const *v, struct api_render *ar)
 {
+	/* the rules name APIs through the table: spelled for the session's JAX */
 	for (; v && *v; v++)
-		str_push(&r->more, &r->nmore, xstrdup(*v));
+		str_push(&r->more, &r->nmore, xstrdup(api_render_prose(ar, *v)));
 }
 
 /* What would help a maintainer next: the rules' more_info, the current class's first. */
 static void
-build_more(struct report *r, const struct session *s, const struct ruleset *rs)
+build_more(struct report *r, const struct session *s, const struct ruleset *rs,
+	   struct api_render *ar)
 {
 	if (s->status == SESSION_RESOLVED || !rs)
 		return;
@@ -402,11 +404,11 @@ build_more(struct report *r, const struct session *s, const struct ruleset *rs)
 		str_push(&r->more, &r->nmore, xstrdup("the TPU generation: "
 			 "jax.devices()[0].device_kind"));
 	if (s->cls < CLASS_COUNT && rs->have_class[s->cls])
-		more_push(r, rs->classes[s->cls].more_info);
+		more_push(r, rs->classes[s->cls].more_info, ar);
 	for (int c = 0; c < CLASS_COUNT; c++)
 		if (c != (int)s->cls && rs->have_class[c] && class_seen(s, (enum pt_class)c))
-			more_push(r, rs->classes[c].more_info);
-	more_push(r, rs->more_info);
+			more_push(r, rs->classes[c].more_info, ar);
+	more_push(r, rs->more_info, ar);
 }
 
 static void
@@ -420,7 +422,7 @@ flag_push(struct report *r, const struct flag_def *f, struct api_render *ar,
 	r->flags = xrealloc(r->flags, (r->nflags + 1) * sizeof(*r->flags));
 	r->flags[r->nflags].id = xstrdup(f->id);
 	r->flags[r->nflags].snippet = rtake(ladder_flag_render(ar, f, vs));
-	r->flags[r->nflags].why = rid(f->why);
+	r->flags[r->nflags].why = f->why ? rid(api_render_prose(ar, f->why)) : NULL;
 	r->flags[r->nflags].note = rtake(ladder_api_notes(ar));
 	r->nflags++;
 }
@@ -475,7 +477,7 @@ report_build(struct report *r, const struct session *s, const struct ruleset *rs
 	build_diagnosis(r, s, rs);
 	build_history(r, s, rs);
 	build_next(r, s, rs, &ar);
-	build_more(r, s, rs);
+	build_more(r, s, rs, &ar);
 	build_flags(r, s, rs, &ar);
 	/* these quote the session's jax_version */
 	r->spelling = rtake(ladder_api_sentence(&ar));

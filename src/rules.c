@@ -968,10 +968,11 @@ static int
 parse_jax_api(struct ruleset *rs, const struct ynode *root, const char *file, struct diag *d)
 {
 	const struct ynode *names = ynode_get(root, "jax_api"), *gaps = ynode_get(root, "jax_gaps");
+	const struct ynode *releases = ynode_get(root, "jax_releases");
 
-	if (!names && !gaps)
+	if (!names && !gaps && !releases)
 		return 0;
-	return jaxapi_parse(&rs->api, names, gaps, file, d);
+	return jaxapi_parse(&rs->api, names, gaps, releases, file, d);
 }
 
 static int
@@ -995,8 +996,8 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 {
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
-		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", "more_info",
-		"run_texts", "run_pass", NULL,
+		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", "jax_releases",
+		"more_info", "run_texts", "run_pass", NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;

@@ -14,6 +14,7 @@
 #include "pt/jaxapi.h"
 #include "pt/rules_cache_io.h"
 #include "pt/xalloc.h"
+#include "pt/ytree.h"
 
 /* --- writing --- */
 
@@ -360,12 +361,16 @@ static const struct cache_field api_name_fields[] = {
 	CF_NEED(struct api_name, name), CF_STR(struct api_name, render),
 	CF_RANGE(struct api_name, since), CF_RANGE(struct api_name, removed),
 	CF_STR(struct api_name, deprecated), CF_STR(struct api_name, replaced_by),
-	CF_NEED(struct api_name, source), CF_STR(struct api_name, note),
+	CF_STR(struct api_name, since_at), CF_STR(struct api_name, deprecated_at),
+	CF_STR(struct api_name, removed_at), CF_STR(struct api_name, call),
+	CF_STR(struct api_name, instead), CF_STR(struct api_name, undecided),
+	CF_STR(struct api_name, source), CF_STR(struct api_name, note),
 	CF_NEED(struct api_name, file), CF_INT(struct api_name, line), CF_INT(struct api_name, col),
 };
 static const struct cache_field api_gap_fields[] = {
 	CF_NEED(struct api_gap, id), CF_NEED(struct api_gap, what),
-	CF_RANGE(struct api_gap, closed_in), CF_NEED(struct api_gap, source),
+	CF_RANGE(struct api_gap, closed_in), CF_STR(struct api_gap, closed_at),
+	CF_STR(struct api_gap, undecided), CF_NEED(struct api_gap, source),
 	CF_STR(struct api_gap, file), CF_INT(struct api_gap, line),
 };
 static const struct cache_record api_name_rec = CACHE_RECORD(struct api_name, api_name_fields);
@@ -402,6 +407,44 @@ get_api_gap(struct cache_rd *r)
 	return g;
 }
 
+/* The release list as text, parsed again on the way in: one parser for both. */
+static void
+put_releases(struct buf *b, const struct jaxapi *t)
+{
+	char **v = xcalloc(t->nreleases + 1, sizeof(*v));
+
+	for (size_t i = 0; i < t->nreleases; i++) {
+		char s[24];
+
+		jaxver_format(&t->releases[i], s, sizeof(s));
+		v[i] = xstrdup(s);
+	}
+	cache_put_strv(b, v);
+	strv_free(v);
+	cache_put_str(b, t->releases_source);
+	cache_put_str(b, t->releases_file);
+	cache_put_u32(b, (uint32_t)t->releases_line);
+}
+
+static void
+get_releases(struct cache_rd *r, struct jaxapi *t)
+{
+	char **v = cache_get_strv(r);
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	t->releases = n ? xcalloc(n, sizeof(*t->releases)) : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (jaxver_parse(v[i], &t->releases[i]) < 0)
+			r->bad = true;
+	t->nreleases = n;
+	strv_free(v);
+	t->releases_source = cache_get_str(r);
+	t->releases_file = cache_get_str(r);
+	t->releases_line = (int)cache_get_u32(r);
+}
+
 void
 cache_put_api(struct buf *b, const struct jaxapi *t)
 {
@@ -415,6 +458,7 @@ cache_put_api(struct buf *b, const struct jaxapi *t)
 	cache_put_u32(b, (uint32_t)t->ngaps);
 	for (size_t i = 0; i < t->ngaps; i++)
 		put_api_gap(b, t->gaps[i]);
+	put_releases(b, t);
 }
 
 struct jaxapi *
@@ -427,5 +471,6 @@ cache_get_api(struct cache_rd *r)
 	t = xcalloc(1, sizeof(*t));
 	CACHE_GET_TABLE(r, 36, t->names, t->nnames, t->alloc_names, cache_get_new(r, &api_name_rec));
 	CACHE_GET_TABLE(r, 28, t->gaps, t->ngaps, t->alloc_gaps, get_api_gap(r));
+	get_releases(r, t);
 	return t;
 }

@@ -703,9 +703,10 @@ test_hypothesis(struct session *s, const struct ruleset *rs, const struct attemp
 		const struct rung *r, enum pt_class rcls, struct session_news *nw)
 {
 	const struct class_def *cd = rs->have_class[rcls] ? &rs->classes[rcls] : NULL;
-	char *reason, why[32];
+	char *action = ladder_prose(rs, &s->vars, r->action), *reason, why[32];
 
-	reason = xasprintf("the failure survives attempt %d: %s", a->n, r->action ? r->action : r->id);
+	reason = xasprintf("the failure survives attempt %d: %s", a->n, action ? action : r->id);
+	free(action);
 	session_rule_out(s, rcls, r->hypothesis, reason, RULING_ATTEMPT, nw);
 	free(reason);
 	if (s->cls != rcls || !(class_undecided(cd, s->subkind) ||

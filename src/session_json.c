@@ -971,13 +971,17 @@ rung_to_json(struct json *o, const struct session *s, const struct ruleset *rs,
 	     const struct rung *r)
 {
 	char *change = ladder_change_text(rs, r, &s->vars, NULL);
+	char *action = ladder_prose(rs, &s->vars, r->action);
+	char *expect = ladder_prose(rs, &s->vars, r->expect);
 
 	json_add_str(o, "rung", r->id);
 	json_add_str(o, "family", r->family);
-	json_add_str(o, "action", r->action);
+	json_add_str(o, "action", action);
 	json_add_str(o, "change", change);
-	json_add_str(o, "expect", r->expect);
+	json_add_str(o, "expect", expect);
 	free(change);
+	free(action);
+	free(expect);
 }
 
 /* The failure in front of the user: the latest log's, else the first one's. */

@@ -23,12 +23,12 @@ session_print_rung(FILE *out, const struct session *s, const struct ruleset *rs,
 	fprintf(out, "\nattempt %zu of %d: %s", s->nattempts + 1, SESSION_ATTEMPT_CAP, r->id);
 	if (r->family)
 		fprintf(out, " (family %s)", r->family);
-	fprintf(out, "\n  action  %s\n", r->action ? r->action : "");
+	fprintf(out, "\n  action  %s\n", r->action ? api_render_prose(&ar, r->action) : "");
 	/* code as code: never wrapped inside, several lines as lines (pt/snippet.h) */
 	if (*change)
 		snippet_print(out, "  change  ", change, filled ? "   (from your log)" : NULL, 4);
 	if (r->expect)
-		fprintf(out, "  expect  %s\n", r->expect);
+		fprintf(out, "  expect  %s\n", api_render_prose(&ar, r->expect));
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
 		char *snippet = fd ? ladder_flag_render(&ar, fd, &s->vars) : xstrdup(*f);
@@ -75,7 +75,7 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 	ladder_render_init(&ar, rs, &s->vars);
 	fputs(again ? "\nthe failure changed class: does the new one reproduce under interpret mode?\n"
 		    : "\nbefore any edit: does the failure reproduce under interpret mode?\n", out);
-	fputs("  It splits the problem: a failure that reproduces on CPU is a logic or indexing\n"
+	fputs("  It splits the problem: a failure that reproduces there is a logic or indexing\n"
 	      "  bug, or a race; one that does not is layout, capacity or precision.\n", out);
 	/* an unmet wait polls for ever in the simulator too: the timeout ends it */
 	if (c == CLASS_SYNCHRONIZATION && !gpu)
@@ -87,7 +87,8 @@ session_print_interpret(FILE *out, const struct ruleset *rs, const struct sessio
 				"GPU interpret mode (Mosaic GPU kernels) with the race\n  detector, under "
 				"'pallas-triage run --timeout':\n", &s->vars);
 	else
-		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel on CPU:\n", &s->vars);
+		print_flag_line(out, rs, &ar, "interpret", "  Run the kernel as plain XLA, without "
+				"the Mosaic or Triton lowering:\n", &s->vars);
 	if (!gpu || gpu_sim)
 		print_flag_line(out, rs, &ar, gpu ? "gpu-interpret-reset" : "interpret-reset",
 				"  Between runs reset the simulated state, or state from one run leaks "

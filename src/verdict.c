@@ -11,6 +11,7 @@
 
 #include "pt/buf.h"
 #include "pt/engine.h"
+#include "pt/ladder.h"
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
@@ -191,8 +192,7 @@ set_reason(const struct engine_result *e, struct verdict *v)
 	if (v->cls != CLASS_UNKNOWN)
 		return;
 	if (v->top_rule) {
-		vars_expand(&v->vars, v->top_rule->message, &b);
-		v->reason = buf_detach(&b, NULL);
+		v->reason = ladder_message(e->rs, &v->vars, v->top_rule->message);
 		return;
 	}
 	if (pol->kernel_ctx >= 0 && !e->ctx_held[pol->kernel_ctx] &&
@@ -279,12 +279,8 @@ verdict_build(const struct engine_result *e, struct verdict *v)
 		v->key_line = xstrdup(key->text);
 		v->key_lineno = key->line;
 	}
-	if (v->top_rule) {
-		struct buf b = BUF_INIT;
-
-		vars_expand(&v->vars, v->top_rule->message, &b);
-		v->message = buf_detach(&b, NULL);
-	}
+	if (v->top_rule)
+		v->message = ladder_message(e->rs, &v->vars, v->top_rule->message);
 	set_reason(e, v);
 	set_fingerprint(e->rs, v, v->key_line ? v->key_line : e->last_error);
 }

@@ -33,5 +33,11 @@ void gpu_advice_derive(const struct ruleset *rs, struct vars *vs);
  * classifier_finish(), before anything reads v->vars.
  */
 void verdict_derive(const struct ruleset *rs, struct verdict *v);
+/*
+ * The user says which JAX ran (--jax VERSION): it replaces the log's
+ * jax_version in v, the upgrade values are derived again and the message
+ * (or an unknown's reason) is spelled for it. Call after verdict_derive().
+ */
+void verdict_set_jax(const struct ruleset *rs, struct verdict *v, const char *version);
 
 #endif

@@ -37,6 +37,8 @@ enum { JAXVER_DEV, JAXVER_RC, JAXVER_FINAL, JAXVER_POST };
 int jaxver_parse(const char *s, struct jaxver *out);
 /* <0, 0 or >0 as a is older than, the same as, or newer than b. */
 int jaxver_cmp(const struct jaxver *a, const struct jaxver *b);
+/* "0.6.2" into buf (the stage is not written). */
+void jaxver_format(const struct jaxver *v, char *buf, size_t len);
 
 /*
  * When something happened, as a source gives it: in one known release
@@ -61,6 +63,9 @@ void jaxrange_release(struct jaxrange *r);
 /* "in 0.10.0", "between 0.5.2 and 0.6.0" or "by 0.8.2", into buf. */
 void jaxrange_describe(const struct jaxrange *r, char *buf, size_t len);
 
+/* Whether something is so at a release: surely not, not known (a span), surely. */
+enum api_presence { API_ABSENT, API_MAYBE, API_PRESENT };
+
 /* One spelling of one API at some releases. */
 struct api_name {
 	char *name;                   /* the key used in ${api:NAME}: "pl.semaphore_signal" */
@@ -69,7 +74,13 @@ struct api_name {
 	struct jaxrange removed;      /* first release that no longer has it */
 	char *deprecated;             /* release that started warning, or NULL */
 	char *replaced_by;            /* the newer spelling's name, or NULL when current */
-	char *source;                 /* where the facts come from, one line */
+	char *since_at;               /* provenance "jax-v0.6.2:path:line ...", or NULL */
+	char *deprecated_at;          /* ... of `deprecated` */
+	char *removed_at;             /* ... of `removed` */
+	char *call;                   /* how a call of this spelling is written ("dict(mosaic=dict($*))"), or NULL */
+	char *instead;                /* what to do on a release that has no spelling of it, or NULL */
+	char *undecided;              /* what the sources cannot decide, told to the user, or NULL */
+	char *source;                 /* where the facts come from, one line; may be NULL */
 	char *note;                   /* may be NULL */
 	char *file;
 	int line, col;
@@ -80,6 +91,8 @@ struct api_gap {
 	char *id;                     /* "gap.uint-float-convert" */
 	char *what;                   /* one clause: "unsigned <-> float conversions lower on TPU" */
 	struct jaxrange closed_in;    /* the release that closed it; hi is the one to ask for */
+	char *closed_at;              /* provenance "jax-v0.9.2:path:line ..." */
+	char *undecided;              /* what the sources cannot decide about it, or NULL */
 	char **when_names;            /* capture names, NULL-terminated */
 	char ***when_values;          /* for each name: the values that mean this gap */
 	size_t nwhen;
@@ -93,50 +106,95 @@ struct jaxapi {
 	size_t nnames, alloc_names;
 	struct api_gap **gaps;
 	size_t ngaps, alloc_gaps;
+	/* jax_releases: every release the table was checked against, oldest
+	 * first; the last is the newest release. None loaded: nreleases 0. */
+	struct jaxver *releases;
+	size_t nreleases;
+	char *releases_source;
+	char *releases_file;
+	int releases_line;
 };
 
 /*
- * Add the `jax_api` and `jax_gaps` sections of one rules file to *out
- * (either node may be NULL). When *out is NULL a new table is created (free
- * with jaxapi_free()); otherwise entries join the table from earlier files.
- * Unknown keys, wrong types, missing fields, versions that do not parse and
- * names defined twice are errors in d at file:line:col; entries with errors
- * are left out. Returns 0, or -1 when this call added errors.
+ * Add the `jax_api`, `jax_gaps` and `jax_releases` sections of one rules
+ * file to *out (any node may be NULL). When *out is NULL a new table is
+ * created (free with jaxapi_free()); otherwise entries join the table from
+ * earlier files. Unknown keys, wrong types, missing fields, versions that
+ * do not parse, a release without its provenance (since_at ...) and names
+ * defined twice are errors in d at file:line:col; entries with errors are
+ * left out. Returns 0, or -1 when this call added errors.
  */
 int jaxapi_parse(struct jaxapi **out, const struct ynode *names, const struct ynode *gaps,
-		 const char *file, struct diag *d);
+		 const struct ynode *releases, const char *file, struct diag *d);
 /*
  * Cross-entry checks after every file is parsed: each replaced_by names an
  * entry, no chain of replacements loops, a name is not removed before it
- * appears. Returns -1 if d got errors. t may be NULL.
+ * appears, and with a jax_releases list every release named is in it and
+ * every provenance names the tag of its release. Returns -1 if d got
+ * errors. t may be NULL.
  */
 int jaxapi_finish(const struct jaxapi *t, struct diag *d);
 void jaxapi_free(struct jaxapi *t);
+
+/*
+ * The release tag a provenance starts with: "jax-v0.6.2:jax/x.py:27 why"
+ * gives 0.6.2 (jax-v0.9.0.1 counts as 0.9.0). Returns 0, or -1 when at
+ * does not start with jax-vX.Y.Z[.N]:PATH:LINE.
+ */
+int jaxapi_provenance(const char *at, struct jaxver *tag);
+/* The newest release of the table, or NULL without a jax_releases list. */
+const struct jaxver *jaxapi_newest(const struct jaxapi *t);
 
 /* Returns a borrowed pointer to the entry called name, or NULL. t may be NULL. */
 const struct api_name *jaxapi_find(const struct jaxapi *t, const char *name);
 /* The current spelling: follow replaced_by to its end (bounded, so a bad table cannot loop). */
 const struct api_name *jaxapi_current(const struct jaxapi *t, const struct api_name *n);
-/* True when the releases matter for n: it has bounds, a predecessor or a successor. */
+/*
+ * True when the releases matter for n: it arrived after the first release
+ * of the table's list (or has bounds, without a list), was removed, or has
+ * a predecessor or a successor.
+ */
 bool jaxapi_versioned(const struct jaxapi *t, const struct api_name *n);
+/* Had the event of range r (an arrival, a removal) happened by release v? */
+enum api_presence jaxrange_reached(const struct jaxrange *r, const struct jaxver *v);
+/* Does release v have n (since reached and removed not)? */
+enum api_presence jaxapi_presence(const struct api_name *n, const struct jaxver *v);
+/* The keyword entry "OWNER.kw" of the call of API n (OWNER its current name), or NULL. */
+const struct api_name *jaxapi_keyword(const struct jaxapi *t, const struct api_name *n,
+				      const char *kw, size_t kwlen);
 
 /*
- * Rendering ${api:NAME} for one JAX version. An api_render carries the
- * version and collects what the renders found out, so a printer can say
- * once that the version was unknown and print a rung's notes under it.
+ * Rendering ${api:NAME} for one JAX version (jaxapi_render.c). An
+ * api_render carries the version and collects what the renders found out,
+ * so a printer can say once that the version was unknown and print a
+ * rung's notes under it.
+ *
+ * For a known version each name gets the newest spelling that exists in
+ * it, a call of it the form that works there (the spelling's `call`) and
+ * each keyword of the call its own spelling there. A name no spelling of
+ * which exists there is written "NAME (JAX >= X)" or "NAME (removed in
+ * JAX X)" in prose; in a snippet, where it would raise, the code is
+ * replaced by one line: "not available in JAX V: NAME (JAX >= X); upgrade
+ * JAX to X or later", with the name's `instead` after it. A snippet's
+ * trailing "# comment" is prose. For an unknown version the names are
+ * spelled for the newest release of the table's list (current spellings
+ * without a list), and ar->guessed is set.
  */
 struct api_render {
 	const struct jaxapi *table;   /* borrowed; NULL renders every NAME as written */
 	bool known;                   /* the version parsed */
-	struct jaxver ver;
+	struct jaxver ver;            /* the version, or the newest release when unknown */
+	bool have_ver;                /* ver means something (known, or a newest release) */
 	char *version;                /* as the log gave it, or NULL */
 	bool guessed;                 /* version unknown and a versioned name was rendered */
 	bool versioned;               /* some rendered name depends on the release */
 	char **notes;                 /* one sentence each, no duplicates, NULL-terminated */
 	size_t nnotes;
+	char **kept;                  /* prose renders handed out, freed on release */
+	size_t nkept;
 };
 
-#define API_RENDER_INIT { NULL, false, { { 0, 0, 0 }, 0 }, NULL, false, false, NULL, 0 }
+#define API_RENDER_INIT { NULL, false, { { 0, 0, 0 }, 0 }, false, NULL, false, false, NULL, 0, NULL, 0 }
 
 /* Start rendering for version (NULL or unparsable: unknown). */
 void api_render_init(struct api_render *ar, const struct jaxapi *t, const char *version);
@@ -144,14 +202,18 @@ void api_render_release(struct api_render *ar);
 /* Forget the notes collected so far (the flags stay). */
 void api_render_clear_notes(struct api_render *ar);
 /*
- * Append tmpl to out with each ${api:NAME} replaced by its spelling for the
- * version; other text, ${var} placeholders included, is copied unchanged.
- * For a known version the newest spelling that exists in it is chosen;
- * when none surely does, the newest that may, with a note; when none can,
- * the current one with a note saying which release brings it. For an
- * unknown version the current spelling, setting ar->guessed.
+ * Append snippet tmpl (a rung's change or fallback, a flag's snippet) to
+ * out, rendered as above; other text, ${var} placeholders included, is
+ * copied unchanged.
  */
 void api_render_text(struct api_render *ar, const char *tmpl, struct buf *out);
+/* Append prose text (an action, an explanation) to out, rendered as above. */
+void api_render_prose_into(struct api_render *ar, const char *text, struct buf *out);
+/*
+ * Prose text rendered: returns text itself when it names no API, else a
+ * borrowed string valid until api_render_release(ar). NULL gives NULL.
+ */
+const char *api_render_prose(struct api_render *ar, const char *text);
 
 /*
  * Set jax_upgrade_to, jax_upgrade_what and jax_upgrade_from in vs when the
@@ -161,13 +223,16 @@ void api_render_text(struct api_render *ar, const char *tmpl, struct buf *out);
 void jaxapi_derive(const struct jaxapi *t, struct vars *vs);
 
 /*
- * The lint of `rules validate`: in every rung's change and fallback and
- * every flag's snippet, each ${api:NAME} must name a current entry of the
- * table, and an API name may not be written out (pl.*, pltpu.*, jax_pallas_*
- * or any name in the table); rung actions and expects and flag whys may not
- * name a versioned API at all, since prose is not rendered. A ruleset
- * without a table only gets the first check. Problems go to d; returns -1
- * if there were any.
+ * The lint of `rules validate` (jaxapi_lint.c): in every text that is
+ * rendered (snippets, and the prose of rules, classes, rungs and flags)
+ * each ${api:NAME} must name a current entry of the table, and an API name
+ * may not be written out (pl.*, pltpu.*, plgpu.*, pltriton.*, jax_pallas_*
+ * or a name in the table). In a snippet every keyword of a call of a table
+ * API must be in the table as OWNER.kw, and a keyword outside any call
+ * must be written ${api:OWNER.kw}. Texts that are never rendered (a
+ * context's summary, a chip's note ...) may not name a Pallas API at all.
+ * A ruleset without a table only gets the placeholder check. Problems go
+ * to d; returns -1 if there were any.
  */
 int jaxapi_lint(const struct ruleset *rs, struct diag *d);
 

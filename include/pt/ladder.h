@@ -62,6 +62,13 @@ char *ladder_flag_render(struct api_render *ar, const struct flag_def *f, const 
 char *ladder_api_sentence(const struct api_render *ar);
 /* Returns a new string: ar's notes joined with "; ", or NULL when there are none. */
 char *ladder_api_notes(const struct api_render *ar);
+/*
+ * Returns a new string: a rule's message template with its ${api:NAME}
+ * spelled for the jax_version in vs, then its ${capture} values filled in.
+ */
+char *ladder_message(const struct ruleset *rs, const struct vars *vs, const char *tmpl);
+/* Returns a new string: prose text (may be NULL: then NULL) with its API names spelled for vs. */
+char *ladder_prose(const struct ruleset *rs, const struct vars *vs, const char *text);
 /* Start an api_render for the table of rs and the jax_version in vs (release it after). */
 void ladder_render_init(struct api_render *ar, const struct ruleset *rs, const struct vars *vs);
 /* Returns a borrowed pointer to the rung with this id in any ladder, or NULL. */

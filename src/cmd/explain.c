@@ -77,14 +77,37 @@ strv_has_gpu_only(char *const *v)
 	return n == 3;
 }
 
+/* After rendering with ar: which release the names were spelled for, when any depended on it. */
+static void
+spelled_for(FILE *out, const struct api_render *ar, const char *indent)
+{
+	char newest[24];
+
+	if (!ar->versioned)
+		return;
+	if (ar->known) {
+		fprintf(out, "%s(API names are spelled for JAX %s)\n", indent, ar->version);
+		return;
+	}
+	if (ar->have_ver) {
+		jaxver_format(&ar->ver, newest, sizeof(newest));
+		fprintf(out, "%s(API names are spelled for JAX %s, the newest release; --jax VERSION "
+			"spells them for another)\n", indent, newest);
+	} else {
+		fprintf(out, "%s(API names are spelled for current JAX; --jax VERSION spells them for "
+			"another release)\n", indent);
+	}
+}
+
 /* A rung's change as a template: values stay ${name}, API names are spelled for ar. */
 static void
-explain_rung(FILE *out, struct api_render *ar, const struct rung *r, size_t k)
+explain_rung(FILE *out, const struct ruleset *rs, struct api_render *ar, const struct rung *r,
+	     size_t k)
 {
 	struct buf b = BUF_INIT;
 
 	api_render_clear_notes(ar);
-	fprintf(out, "  %zu. %s: %s\n", k, r->id, r->action);
+	fprintf(out, "  %zu. %s: %s\n", k, r->id, api_render_prose(ar, r->action));
 	if (r->fallback || r->change) {
 		struct vars none = VARS_INIT;
 		struct buf shown = BUF_INIT;
@@ -95,7 +118,16 @@ explain_rung(FILE *out, struct api_render *ar, const struct rung *r, size_t k)
 		snippet_print(out, "     change: ", shown.data, NULL, 9);
 		buf_release(&shown);
 	}
-	fprintf(out, "     expect: %s\n", r->expect);
+	fprintf(out, "     expect: %s\n", api_render_prose(ar, r->expect));
+	for (char **f = r->flags; f && *f; f++) {
+		const struct flag_def *fd = ruleset_find_flag(rs, *f);
+		struct vars none = VARS_INIT;
+		char *snippet = fd ? ladder_flag_render(ar, fd, &none) : NULL;
+
+		if (snippet)
+			fprintf(out, "     debug:  %s\n", snippet);
+		free(snippet);
+	}
 	/* every subkind: the walk offers the rung for each of them */
 	if (r->subkinds) {
 		fputs("     only for:", out);
@@ -126,13 +158,16 @@ explain_class(FILE *out, const struct ruleset *rs, enum pt_class c, const char *
 
 	for (size_t i = 0; i < rs->nrules; i++)
 		n += rs->rules[i]->cls == c;
-	fprintf(out, "%s: %s\n%s\n", class_name(c), cd->title, cd->summary);
-	print_block(out, "explanation:", cd->explain, reflow);
-	fprintf(out, "\ninterpret mode: %s%s%s\n", cd->interpret, cd->interpret_note ? " - " : "",
-	       cd->interpret_note ? cd->interpret_note : "");
-	if (cd->gpu_interpret_note)
-		fprintf(out, "interpret mode on GPU: %s\n", cd->gpu_interpret_note);
 	api_render_init(&ar, rs->api, jax);
+	fprintf(out, "%s: %s\n%s\n", class_name(c), cd->title, api_render_prose(&ar, cd->summary));
+	print_block(out, "explanation:", api_render_prose(&ar, cd->explain), reflow);
+	fprintf(out, "\ninterpret mode: %s%s%s\n", cd->interpret, cd->interpret_note ? " - " : "",
+	       cd->interpret_note ? api_render_prose(&ar, cd->interpret_note) : "");
+	if (cd->gpu_interpret_note)
+		fprintf(out, "interpret mode on GPU: %s\n", api_render_prose(&ar, cd->gpu_interpret_note));
+	for (char **s = cd->next_steps; s && *s; s++)
+		fprintf(out, "%s  %s\n", s == cd->next_steps ? "\nnext steps:\n" : "",
+			api_render_prose(&ar, *s));
 	/* the plain (TPU) ladder, then the rungs for named backends (GPU) */
 	for (int tagged = 0; tagged < 2; tagged++) {
 		size_t k = 0;
@@ -143,14 +178,10 @@ explain_class(FILE *out, const struct ruleset *rs, enum pt_class c, const char *
 			if (k == 0)
 				fprintf(out, tagged ? "\nfix ladder on GPU (Pallas Triton and Mosaic GPU), cheapest "
 					"first:\n" : "\nfix ladder, cheapest first:\n");
-			explain_rung(out, &ar, &l->rungs[i], ++k);
+			explain_rung(out, rs, &ar, &l->rungs[i], ++k);
 		}
 	}
-	if (ar.versioned && ar.known)
-		fprintf(out, "  (API names are spelled for JAX %s)\n", ar.version);
-	else if (ar.versioned)
-		fprintf(out, "  (API names are spelled for current JAX; --jax VERSION spells them for another "
-		       "release)\n");
+	spelled_for(out, &ar, "  ");
 	api_render_release(&ar);
 	fprintf(out, "\n%zu rule%s classify into %s; list them with 'pallas-triage rules list --class %s'\n",
 	       n, n == 1 ? "" : "s", class_name(c), class_name(c));
@@ -158,22 +189,28 @@ explain_class(FILE *out, const struct ruleset *rs, enum pt_class c, const char *
 
 /* A rule may come from a pack: everything in it but the checked enums and numbers is escaped. */
 static void
-explain_rule(FILE *out, const struct rule *r, bool reflow)
+explain_rule(FILE *out, const struct ruleset *rs, const struct rule *r, const char *jax, bool reflow)
 {
 	char *lab = class_label(r->cls, r->subkind);
+	struct api_render ar;
 
+	api_render_init(&ar, rs->api, jax);
 	term_puts_untrusted(out, r->id);
 	fputs("\n  class:   ", out);
 	term_puts_untrusted(out, lab);
 	free(lab);
 	fprintf(out, "\n  stage:   %s\n  weight:  %d\n  message: ", stage_name(r->stage), r->weight);
-	term_puts_untrusted(out, r->message);
+	term_puts_untrusted(out, api_render_prose(&ar, r->message));
 	fputs("\n  defined: ", out);
 	term_puts_untrusted(out, r->file);
 	fprintf(out, ":%d%s", r->line, r->origin ? " (pack " : "");
 	term_puts_untrusted(out, r->origin);
 	fputs(r->origin ? ")\n" : "\n", out);
-	print_block(out, "explanation:", r->explain, reflow);
+	print_block(out, "explanation:", api_render_prose(&ar, r->explain), reflow);
+	for (size_t i = 0; i < ar.nnotes; i++)
+		fprintf(out, "note: %s\n", ar.notes[i]);
+	spelled_for(out, &ar, "");
+	api_render_release(&ar);
 	fprintf(out, "\npatterns:\n");
 	for (size_t i = 0; i < r->npats; i++) {
 		static const char *const role[] = { "any", "all", "none", "capture" };
@@ -207,21 +244,37 @@ explain_code(FILE *out, const struct ruleset *rs, const struct code_def *cd)
 			}
 }
 
-/* When n arrived and left, as far as the table knows. */
+/* One line of explain NAME, when there is something to say; the text may come from a pack. */
+static void
+api_line(FILE *out, const char *label, const char *text, const char *at)
+{
+	if (!text)
+		return;
+	fprintf(out, "  %-13s ", label);
+	term_puts_untrusted(out, text);
+	if (at) {
+		fputs(" (", out);
+		term_puts_untrusted(out, at);
+		fputc(')', out);
+	}
+	fputc('\n', out);
+}
+
+/* When n arrived and left, as far as the table knows, and where each was read. */
 static void
 explain_releases(FILE *out, const struct api_name *n)
 {
-	char since[64], removed[64];
+	char since[64], removed[64], dep[64];
 
 	if (n->since.set)
 		jaxrange_describe(&n->since, since, sizeof(since));
 	if (n->removed.set)
 		jaxrange_describe(&n->removed, removed, sizeof(removed));
-	fprintf(out, "  arrived:      %s%s\n", n->since.set ? since : "no first release recorded",
-	       n->since.set && !n->since.has_lo ? " (the first release is not recorded)" : "");
-	if (n->deprecated)
-		fprintf(out, "  deprecated:   in %s\n", n->deprecated);
-	fprintf(out, "  removed:      %s\n", n->removed.set ? removed : "not as far as the table knows");
+	snprintf(dep, sizeof(dep), "in %s", n->deprecated ? n->deprecated : "");
+	api_line(out, "arrived:", n->since.set ? since : "no first release recorded", n->since_at);
+	api_line(out, "deprecated:", n->deprecated ? dep : NULL, n->deprecated_at);
+	api_line(out, "removed:", n->removed.set ? removed : "not as far as the table knows",
+		 n->removed_at);
 }
 
 static void
@@ -241,9 +294,11 @@ explain_api(FILE *out, const struct ruleset *rs, const struct api_name *n, const
 		if (rs->api->names[i]->replaced_by &&
 		    strcmp(rs->api->names[i]->replaced_by, n->name) == 0)
 			fprintf(out, "  replaces:     %s\n", rs->api->names[i]->name);
-	if (n->note)
-		fprintf(out, "  note:         %s\n", n->note);
-	fprintf(out, "  source:       %s\n", n->source);
+	api_line(out, "written as:", n->call, NULL);
+	api_line(out, "instead:", n->instead, NULL);
+	api_line(out, "undecided:", n->undecided, NULL);
+	api_line(out, "note:", n->note, NULL);
+	api_line(out, "source:", n->source, NULL);
 	if (jax) {
 		api_render_init(&ar, rs->api, jax);
 		api_render_text(&ar, tmpl, &b);
@@ -295,7 +350,7 @@ explain_rung_by_id(FILE *out, const struct ruleset *rs, const char *id, const ch
 			fprintf(out, "%s: a rung of the %s ladder ('pallas-triage explain %s' shows them all)\n",
 			       id, class_name((enum pt_class)c), class_name((enum pt_class)c));
 			api_render_init(&ar, rs->api, jax);
-			explain_rung(out, &ar, &l->rungs[i], i + 1);
+			explain_rung(out, rs, &ar, &l->rungs[i], i + 1);
 			api_render_release(&ar);
 			return true;
 		}
@@ -364,7 +419,7 @@ cmd_explain_run(int argc, char **argv, struct pt_ctx *ctx)
 	if ((c = class_from_name(what)) != CLASS_COUNT)
 		explain_class(wo.fp, rs, c, jax, wo.width != 0);
 	else if ((r = ruleset_find_rule(rs, what)))
-		explain_rule(wo.fp, r, wo.width != 0);
+		explain_rule(wo.fp, rs, r, jax, wo.width != 0);
 	else if ((cd = find_code(rs, what)))
 		explain_code(wo.fp, rs, cd);
 	else if ((an = jaxapi_find(rs->api, what)))

@@ -8,6 +8,7 @@
 
 #include "logread.h"
 #include "pt/xalloc.h"
+#include "pt/advice.h"
 
 /* Which signal ended a pipe; a handler may only set a flag. */
 static volatile sig_atomic_t logread_signal;
@@ -99,6 +100,8 @@ logread_run(struct logread *lr, const struct pt_ctx *ctx, const struct log_known
 		sigaction(SIGINT, &sa, &old);
 	}
 	rc = classify_path_watch(ctx->rules, lr->path, known, ctx->env.threads, &w, v, err);
+	if (rc == 0 && lr->jax)
+		verdict_set_jax(ctx->rules, v, lr->jax);
 	if (streams)
 		sigaction(SIGINT, &old, NULL);
 	lr->interrupted = logread_signal != 0;

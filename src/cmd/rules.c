@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "pt/suggest.h"
 #include "rules_packs.h"
+#include "pt/jaxapi.h"
 #include "pt/rules.h"
 #include "pt/packs.h"
 #include "pt/rules_check.h"
@@ -286,6 +287,7 @@ rules_list_run(int argc, char **argv, struct pt_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum pt_class only = CLASS_COUNT;
+	struct api_render ar;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -298,6 +300,8 @@ rules_list_run(int argc, char **argv, struct pt_ctx *ctx)
 	}
 	if ((rc = cmd_check_args(&rules_list_entry, argc, optind)) != 0)
 		return rc;
+	/* no log: API names in messages are spelled for the newest release */
+	api_render_init(&ar, ctx->rules->api, NULL);
 	for (size_t i = 0; i < ctx->rules->nrules; i++) {
 		const struct rule *r = ctx->rules->rules[i];
 
@@ -305,9 +309,10 @@ rules_list_run(int argc, char **argv, struct pt_ctx *ctx)
 			continue;
 		/* a rule pack's text is not ours: escaped like a log's */
 		printf("%-44s %-15s %3d  ", r->id, class_name(r->cls), r->weight);
-		term_puts_untrusted(stdout, r->message);
+		term_puts_untrusted(stdout, api_render_prose(&ar, r->message));
 		putchar('\n');
 	}
+	api_render_release(&ar);
 	return PT_EXIT_OK;
 }
 

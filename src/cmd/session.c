@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "logread.h"
+#include "pt/jaxapi.h"
 #include "walk.h"
 #include "pt/session.h"
 #include "pt/session_print.h"
@@ -33,11 +34,12 @@ static int session_restore_run(int argc, char **argv, struct pt_ctx *ctx);
 
 static const struct cmd_entry session_start_entry = {
 	.name = "start",
-	.usage = "session start [--kernel FILE] [--interpret yes|no|skip] [--json] LOG|-",
+	.usage = "session start [--kernel FILE] [--jax VERSION] [--interpret yes|no|skip] [--json] LOG|-",
 	.summary = "classify LOG and open a session without asking anything",
 	.help =
 	"options:\n"
 	"  --kernel FILE      save FILE.pre-debug first (an existing copy is never replaced)\n"
+	"  --jax VERSION      the JAX release that ran, over the one the log names\n"
 	"  --interpret ANS    does the failure reproduce under interpret mode: yes, no, skip\n"
 	"  --json             print the session status as JSON\n"
 	"\n"
@@ -120,7 +122,7 @@ const struct cmd_entry cmd_session_entry = {
 	.sub = session_sub,
 };
 
-enum { OPT_JSON = 1, OPT_KERNEL, OPT_INTERPRET, OPT_ANSWERS, OPT_REDACT };
+enum { OPT_JSON = 1, OPT_KERNEL, OPT_INTERPRET, OPT_ANSWERS, OPT_REDACT, OPT_JAX };
 
 static const struct option session_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -128,13 +130,14 @@ static const struct option session_options[] = {
 	{ "interpret", required_argument, NULL, OPT_INTERPRET },
 	{ "answers", required_argument, NULL, OPT_ANSWERS },
 	{ "redact", no_argument, NULL, OPT_REDACT },
+	{ "jax", required_argument, NULL, OPT_JAX },
 	CMD_GLOBAL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
 struct session_args {
 	bool json, redact;
-	const char *kernel, *interpret, *answers;
+	const char *kernel, *interpret, *answers, *jax;
 };
 
 /* Parse the options; `allowed` lists the OPT_* codes e accepts. */
@@ -146,7 +149,7 @@ parse(const struct cmd_entry *e, int argc, char **argv, struct pt_ctx *ctx,
 
 	memset(a, 0, sizeof(*a));
 	while ((c = getopt_long(argc, argv, "", session_options, &idx)) != -1) {
-		if (c >= OPT_JSON && c <= OPT_REDACT && !(allowed & (1u << c)))
+		if (c >= OPT_JSON && c <= OPT_JAX && !(allowed & (1u << c)))
 			return cmd_usage_error(e, "'session %s' has no option '--%s'", e->name,
 					       session_options[idx].name);
 		switch (c) {
@@ -155,6 +158,7 @@ parse(const struct cmd_entry *e, int argc, char **argv, struct pt_ctx *ctx,
 		case OPT_INTERPRET: a->interpret = optarg; break;
 		case OPT_ANSWERS: a->answers = optarg; break;
 		case OPT_REDACT: a->redact = true; break;
+		case OPT_JAX: a->jax = optarg; break;
 		default:
 			if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
 				return rc;
@@ -270,12 +274,16 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct session_log sl;
 	struct verdict v;
 	enum interp_answer ans = INTERP_UNASKED;
+	struct jaxver jv;
 	int rc;
 	bool have_v = false;
 
 	if ((rc = parse(&session_start_entry, argc, argv, ctx, &a,
-			ALLOW(OPT_JSON) | ALLOW(OPT_KERNEL) | ALLOW(OPT_INTERPRET))) != 0)
+			ALLOW(OPT_JSON) | ALLOW(OPT_KERNEL) | ALLOW(OPT_INTERPRET) | ALLOW(OPT_JAX))) != 0)
 		return rc;
+	if (a.jax && jaxver_parse(a.jax, &jv) < 0)
+		return cmd_usage_error(&session_start_entry, "--jax '%s' is not a JAX release such as "
+				       "0.4.35", a.jax);
 	if (a.interpret && (interp_answer_parse(a.interpret, &ans) < 0 || ans == INTERP_UNASKED))
 		return cmd_usage_error(&session_start_entry, "--interpret takes yes, no or skip, "
 				       "not '%s'", a.interpret);
@@ -285,6 +293,7 @@ session_start_run(int argc, char **argv, struct pt_ctx *ctx)
 	lr.keep = true;
 	/* a start reads its log alone: it begins, or resumes, by this log's failure */
 	known_ctx_init(&known, ctx, a.kernel, false);
+	lr.jax = a.jax;
 	rc = logread_run(&lr, ctx, &known.sk.k, &v, &err);
 	known_ctx_release(&known);
 	if (rc < 0) {

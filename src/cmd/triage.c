@@ -22,6 +22,7 @@
 #include "pt/diagnosis.h"
 #include "pt/echo.h"
 #include "pt/github.h"
+#include "pt/jaxapi.h"
 #include "pt/json.h"
 #include "pt/rules.h"
 #include "pt/session.h"
@@ -35,7 +36,7 @@ static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 const struct cmd_entry cmd_triage_entry = {
 	.name = "triage",
 	.usage = "[triage] [--json | --format FMT] [--quiet] [--no-input] [--answers FILE]\n"
-		 "       [--kernel FILE] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
+		 "       [--kernel FILE] [--jax VERSION] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
 	.summary = "classify a Pallas failure log and show the fix ladder",
 	.help =
 	"options:\n"
@@ -46,6 +47,8 @@ const struct cmd_entry cmd_triage_entry = {
 	"  --no-input        never ask questions; print the diagnosis and the whole ladder\n"
 	"  --answers FILE    walk the ladder with the answers in FILE ('-': stdin), see docs/sessions.md\n"
 	"  --kernel FILE     save FILE.pre-debug before the first attempt (never overwritten)\n"
+	"  --jax VERSION     the JAX release that ran, over the one the log names: advice is\n"
+	"                    spelled for it\n"
 	"  --redact          mask home paths and host names in the escalation report\n"
 	"  --rules DIR       use the rules in DIR\n"
 	"  --color WHEN      auto (default), always or never; NO_COLOR and TERM=dumb mean never\n"
@@ -68,7 +71,7 @@ const struct cmd_entry cmd_triage_entry = {
 	.run = cmd_triage_run,
 };
 
-enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT, OPT_FORMAT };
+enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT, OPT_FORMAT, OPT_JAX };
 
 static const struct option triage_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -76,6 +79,7 @@ static const struct option triage_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "answers", required_argument, NULL, OPT_ANSWERS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "jax", required_argument, NULL, OPT_JAX },
 	{ "redact", no_argument, NULL, OPT_REDACT },
 	CMD_GLOBAL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -89,6 +93,7 @@ struct triage_args {
 	struct walk_opts wo;
 	const char *path;           /* "-" for stdin */
 	const char *name;           /* as shown: "<stdin>" for stdin */
+	const char *jax;            /* --jax VERSION, or NULL */
 };
 
 /* ------------------------------------------------------------ output */
@@ -161,6 +166,7 @@ static int
 parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 {
 	const struct cmd_entry *e = &cmd_triage_entry;
+	struct jaxver jv;
 	int c, rc;
 
 	memset(a, 0, sizeof(*a));
@@ -181,6 +187,10 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 			a->wo.answers = optarg;
 		else if (c == OPT_KERNEL)
 			a->wo.kernel = optarg;
+		else if (c == OPT_JAX && jaxver_parse(optarg, &jv) < 0)
+			return cmd_usage_error(e, "--jax '%s' is not a JAX release such as 0.4.35", optarg);
+		else if (c == OPT_JAX)
+			a->jax = optarg;
 		else if (c == OPT_REDACT)
 			a->wo.redact = true;
 		else if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
@@ -297,6 +307,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	lr.keep = walk || session_exists(cmd_session_dir(ctx));
 	/* a session in progress knows the program this log is the next run of */
 	known_ctx_init(&known, ctx, a.wo.kernel, true);
+	lr.jax = a.jax;
 	rc = logread_run(&lr, ctx, &known.sk.k, &v, &err);
 	known_ctx_release(&known);
 	if (rc < 0) {

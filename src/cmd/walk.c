@@ -141,10 +141,14 @@ print_plan(struct walk *w)
 
 	fprintf(w->out, "  %zu rung%s left on the %s ladder:\n", n, n == 1 ? "" : "s",
 		class_name(w->t.s->cls));
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		char *action = ladder_prose(w->rs, &w->t.s->vars, plan[i]->action);
+
 		fprintf(w->out, "    %zu. %s%s%s%s: %s\n", i + 1, plan[i]->id,
 			plan[i]->family ? " (" : "", plan[i]->family ? plan[i]->family : "",
-			plan[i]->family ? ")" : "", plan[i]->action ? plan[i]->action : "");
+			plan[i]->family ? ")" : "", action ? action : "");
+		free(action);
+	}
 	free(plan);
 }
 

@@ -433,12 +433,24 @@ same_api(const struct jaxapi *a, const struct jaxapi *b)
 		same_range(w, "removed", &x->removed, &y->removed);
 		S(deprecated);
 		S(replaced_by);
+		S(since_at);
+		S(deprecated_at);
+		S(removed_at);
+		S(call);
+		S(instead);
+		S(undecided);
 		S(source);
 		S(note);
 		S(file);
 		I(line);
 		I(col);
 	}
+	same_int("api", "nreleases", (long long)a->nreleases, (long long)b->nreleases);
+	for (size_t i = 0; i < a->nreleases && i < b->nreleases; i++)
+		same_int("api", "release", jaxver_cmp(&a->releases[i], &b->releases[i]), 0);
+	same_str("api", "releases_source", a->releases_source, b->releases_source);
+	same_str("api", "releases_file", a->releases_file, b->releases_file);
+	same_int("api", "releases_line", a->releases_line, b->releases_line);
 	same_int("api", "ngaps", (long long)a->ngaps, (long long)b->ngaps);
 	for (size_t i = 0; i < a->ngaps && i < b->ngaps; i++) {
 		const struct api_gap *x = a->gaps[i], *y = b->gaps[i];
@@ -447,6 +459,8 @@ same_api(const struct jaxapi *a, const struct jaxapi *b)
 		S(id);
 		S(what);
 		same_range(w, "closed_in", &x->closed_in, &y->closed_in);
+		S(closed_at);
+		S(undecided);
 		I(nwhen);
 		for (size_t k = 0; k < x->nwhen && k < y->nwhen; k++) {
 			same_str(w, "when_names", x->when_names[k], y->when_names[k]);
@@ -492,12 +506,33 @@ test_struct_sizes(void)
 	SIZE(struct dtype, 56);
 	SIZE(struct chiptab, 72);
 	SIZE(struct gpu, 160);
-	SIZE(struct api_name, 160);
-	SIZE(struct api_gap, 112);
-	SIZE(struct jaxapi, 48);
+	SIZE(struct api_name, 208);
+	SIZE(struct api_gap, 128);
+	SIZE(struct jaxapi, 88);
 	SIZE(struct jaxrange, 48);
 #undef SIZE
 #endif
+}
+
+/* The API table's optional fields are set somewhere in the shipped table. */
+static void
+test_api_coverage(const struct jaxapi *t)
+{
+	bool since_at = false, dep_at = false, removed_at = false, call = false, instead = false;
+	bool undecided = false, gap_undecided = false;
+
+	for (size_t i = 0; t && i < t->nnames; i++) {
+		since_at |= t->names[i]->since_at != NULL;
+		dep_at |= t->names[i]->deprecated_at != NULL;
+		removed_at |= t->names[i]->removed_at != NULL;
+		call |= t->names[i]->call != NULL;
+		instead |= t->names[i]->instead != NULL;
+		undecided |= t->names[i]->undecided != NULL;
+	}
+	for (size_t i = 0; t && i < t->ngaps; i++)
+		gap_undecided |= t->gaps[i]->undecided != NULL;
+	CHECK(since_at && dep_at && removed_at && call && instead && undecided && gap_undecided);
+	CHECK(t && t->nreleases > 0);
 }
 
 /* Every optional field is set somewhere, so the comparisons above see it. */
@@ -661,6 +696,7 @@ test_round_trip(void)
 	CHECK_INTEQ(ruleset_load_buf(a, pack, strlen(pack), "pack.yaml", "team", &d), 0);
 	CHECK_INTEQ(ruleset_finish(a, &d), 0);
 	test_coverage(a);
+	test_api_coverage(a->api);
 	key = rules_cache_key(dirs);
 	CHECK_INTEQ(rules_cache_save(a, key), 0);
 	b = rules_cache_load(key);
