@@ -132,8 +132,10 @@ log_seen(const struct session *s, const char *digest)
 }
 
 /*
- * Read --log with what the session knows; keep a copy of standard input
- * (a pipe cannot be read again). Returns 1 when the session has this log
+ * Read --log with what the session knows; keep a copy of it in the session
+ * (a pipe cannot be read again, and a file such as run.log is rewritten by
+ * the next run, so the report could not show what this attempt printed).
+ * Returns 1 when the session has this log
  * already (nothing is to be recorded; nw says so), 0 when nv is filled.
  */
 static int
@@ -148,6 +150,7 @@ read_log(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a
 	lr->path = a->in.log;
 	lr->name = strcmp(a->in.log, "-") == 0 ? "<stdin>" : a->in.log;
 	lr->keep = true;
+	lr->keep_files = true;
 	session_known_init(&sk, t->s, ctx->rules, NULL);
 	rc = logread_run(lr, ctx, &sk.k, nv, err);
 	session_known_release(&sk);
@@ -160,15 +163,16 @@ read_log(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a
 		verdict_release(nv);
 		return 1;
 	}
-	if (strcmp(a->in.log, "-") == 0) {
-		if (!lr->kept_all)
-			pt_warn("the log kept in the session is its first %u MiB",
-				LOGREAD_KEEP_MAX >> 20);
-		if (session_txn_save_log(t, NULL, lr->kept.data, lr->kept.len, kept, NULL, err) < 0) {
-			verdict_release(nv);
-			return -1;
-		}
+	logread_warn_cut(lr);
+	if (session_txn_save_log(t, NULL, lr->kept.data, lr->kept.len, kept, NULL, err) == 0) {
 		a->in.log = *kept;
+	} else if (strcmp(a->in.log, "-") == 0) {
+		verdict_release(nv);
+		return -1;
+	} else {
+		/* the file is still there to point at */
+		pt_warn("%s; the attempt points at '%s' instead", err->msg, a->in.log);
+		*err = (struct pt_err)PT_ERR_INIT;
 	}
 	a->in.log_digest = lr->digest;
 	return 0;

@@ -26,7 +26,7 @@ tap(void *arg, const char *data, size_t len)
 
 	if (lr->echoing)
 		echo_feed(&lr->echo, data, len);
-	if (lr->keep && strcmp(lr->path, "-") == 0)
+	if (lr->keep && (lr->keep_files || strcmp(lr->path, "-") == 0))
 		logkeep_add(&lr->keeper, data, len);
 	if (lr->keep)
 		sha256_update(&lr->hash, data, len);

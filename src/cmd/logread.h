@@ -28,6 +28,7 @@ struct logread {
 	const char *name;           /* as shown: "<stdin>" for standard input */
 	FILE *echo_to;              /* echo a pipe here as it comes, or NULL */
 	bool keep;                  /* keep standard input and hash any log, for the session */
+	bool keep_files;            /* with keep: keep a copy of a file too (an attempt's log) */
 	const char *jax;            /* --jax VERSION: the JAX that ran, over the log's; or NULL */
 	/* filled by logread_run(): */
 	struct echo echo;
