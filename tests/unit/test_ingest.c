@@ -79,6 +79,30 @@ test_frames(void)
 	CHECK(!ingest_is_library_path("/home/u/k.py", 12));
 }
 
+/* Every marker, at the start, in the middle and at the end of a path. */
+static void
+test_library_paths(void)
+{
+	static const char *const lib[] = {
+		"/x/site-packages/a.py", "dist-packages/a.py", "/w/jax/_src/core.py", "/o/jaxlib/x.py",
+		"<frozen importlib._bootstrap>", "a/<frozen runpy>", "/usr/lib/python3.11/runpy.py",
+		"/p/torch_xla/x.py", "/p/absl/app.py", "/p/_pytest/python.py", "/p/pluggy/_hooks.py",
+		"/usr/lib/unittest/case.py", "bazel-out/k8/bin/t.runfiles/x/y.py", "x.runfiles/a.py",
+		"<string>", "",
+	};
+	static const char *const user[] = {
+		"/home/u/k.py", "/home/u/site-packages", "/home/u/jax/_src", "/home/u/my_absl/app.py",
+		"/srv/unittests/t.py", "frozen.py", "/home/u/lib/py/k.py", "k<frozn",
+	};
+
+	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++)
+		CHECK(ingest_is_library_path(lib[i], strlen(lib[i])));
+	for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++)
+		CHECK(!ingest_is_library_path(user[i], strlen(user[i])));
+	/* the length bounds the search: the marker past it does not count */
+	CHECK(!ingest_is_library_path("/home/u/k.py/site-packages/", 12));
+}
+
 static void
 test_continuation(void)
 {
@@ -99,5 +123,6 @@ main(void)
 	test_trim();
 	test_frames();
 	test_continuation();
+	test_library_paths();
 	return TEST_DONE();
 }
