@@ -145,10 +145,10 @@ fuzz: all
 # to $(BUILD)/perf-data unless BENCH_DATA says otherwise.
 bench:
 	@sh tests/deps.sh install bench
-	@$(MAKE) --no-print-directory all $(BUILD)/perf/litset_bench
+	@$(MAKE) --no-print-directory all $(BUILD)/perf/litset_bench $(BUILD)/perf/verdict_same
 	BENCH_DATA=$${BENCH_DATA:-$(CURDIR)/$(BUILD)/perf-data} \
 	  sh tests/perf/bench.sh $(CURDIR)/$(BUILD)/pallas-triage
-$(BUILD)/perf/litset_bench: tests/perf/litset_bench.c $(BUILD)/libpt.a
+$(BUILD)/perf/%: tests/perf/%.c $(BUILD)/libpt.a
 	@mkdir -p $(@D)
 	$(COMPILE) $(LDFLAGS) -o $@ $< $(BUILD)/libpt.a $(PT_LDLIBS) $(LDLIBS)
 

@@ -25,16 +25,27 @@ struct classifier {
 	const char *assert_context, *assert_why;
 	bool *ctx_held;             /* after finish: per ruleset context */
 	double *ctx_score;
+	size_t *ctx_done;
 };
 
-/* The scout gets its own copy of the prefilter: sets are not shared. */
+/* The scout gets its own copy of the prefilter (sets are not shared), with
+ * the skip that goes with it. */
 static struct litset *
-prefilter_twin(const struct classifier *c)
+prefilter_twin(struct classifier *c)
 {
-	struct litset *twin = linematch_prefilter(c->rs, c->lm.ps);
+	struct litset *twin = linematch_prefilter(c->rs, &c->lm);
 
 	litset_build(twin, c->w.buf, c->w.len);
+	c->w.skip = linematch_skip(&c->lm, twin);
 	return twin;
+}
+
+/* The window walks the prefilter in use, lines that change nothing aside. */
+static void
+use_prefilter(struct classifier *c)
+{
+	c->w.pf = c->lm.pf;
+	c->w.skip = linematch_skip(&c->lm, c->lm.pf);
 }
 
 static void
@@ -45,9 +56,9 @@ on_line(void *arg, struct window *w, size_t start, size_t end, size_t limit, siz
 	if (!linematch_line(&c->lm, w, start, end, limit, lineno) ||
 	    !linematch_rebuild(&c->lm, w->buf, w->len))
 		return;
-	w->pf = c->lm.pf;
 	if (w->scout)
 		window_update_scout(w, prefilter_twin(c));
+	use_prefilter(c);
 }
 
 static struct classifier *
@@ -58,10 +69,11 @@ classifier_create(const struct ruleset *rs, const struct litset *shared, struct 
 	c->rs = rs;
 	linematch_init(&c->lm, rs, shared, mt);
 	window_init(&c->w, on_line, c);
-	c->w.pf = c->lm.pf;
+	use_prefilter(c);
 	c->w.every_line = c->lm.nalways > 0;
 	c->ctx_held = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_held));
 	c->ctx_score = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_score));
+	c->ctx_done = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_done));
 	return c;
 }
 
@@ -89,6 +101,7 @@ classifier_free(struct classifier *c)
 	linematch_release(&c->lm);
 	free(c->ctx_held);
 	free(c->ctx_score);
+	free(c->ctx_done);
 	free(c);
 }
 
@@ -99,9 +112,9 @@ commit(struct classifier *c, size_t n)
 	window_add(&c->w, n);
 	if (!c->lm.built) {
 		linematch_build(&c->lm, c->w.buf, c->w.len);
-		c->w.pf = c->lm.pf;
 		if (c->w.scout_fd >= 0 && !c->w.every_line)
 			window_start_scout(&c->w, prefilter_twin(c));
+		use_prefilter(c);
 	}
 	window_advance(&c->w, false);
 }
@@ -131,6 +144,8 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 
 	if (o && o->assert_context)
 		classifier_assert_context(c, o->assert_context, o->assert_why);
+	if (o && o->exhaustive)
+		classifier_exhaustive(c);
 	window_want_scout(&c->w, fd, o ? o->threads : 0);
 	dr.stream = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
 	for (;;) {
@@ -175,12 +190,12 @@ classifier_finish(struct classifier *c, struct verdict *v)
 		.rs = c->rs, .ps = c->lm.ps, .rcaps = c->lm.rcaps, .env = &c->lm.env,
 		.loc_frame = &c->lm.loc_frame, .last_frame = &c->lm.last_frame,
 		.assert_context = c->assert_context, .assert_why = c->assert_why,
-		.ctx_held = c->ctx_held, .ctx_score = c->ctx_score,
+		.ctx_held = c->ctx_held, .ctx_score = c->ctx_score, .ctx_done = c->ctx_done,
 	};
 
 	memset(v, 0, sizeof(*v));
 	linematch_build(&c->lm, NULL, 0);
-	c->w.pf = c->lm.pf;
+	use_prefilter(c);
 	window_advance(&c->w, true);
 	v->nlines = c->w.lineno;
 	v->nbytes = c->w.nbytes;
@@ -200,6 +215,7 @@ classifier_fired(const struct classifier *c, const struct rule *r)
 {
 	struct engine_result e = {
 		.rs = c->rs, .ps = c->lm.ps, .ctx_held = c->ctx_held, .ctx_score = c->ctx_score,
+		.ctx_done = c->ctx_done,
 	};
 
 	return score_rule_fired(&e, r);
@@ -218,6 +234,19 @@ classifier_assert_context(struct classifier *c, const char *context, const char 
 {
 	c->assert_context = context;
 	c->assert_why = why;
+	c->lm.assert_context = context;
+}
+
+void
+classifier_exhaustive(struct classifier *c)
+{
+	c->lm.exhaustive = true;
+}
+
+size_t
+classifier_work(const struct classifier *c)
+{
+	return c->lm.work;
 }
 
 const struct vars *

@@ -24,9 +24,17 @@ static const char *const aux_literals[AUX_COUNT] = {
 	"File \"", "loc(", "Traceback (most recent call last)", "Error: ", "Exception: ",
 };
 
+/* Wrap pieces found on a line: litset literal and position in the raw line. */
+#define LINE_MAX_PIECES 32
+struct piece_at {
+	size_t lit, pos;
+};
+
 /* The candidate line at hand. */
 struct line_ctx {
 	const struct window *w;
+	struct linematch *lm;
+	const char *raw;            /* the line as read */
 	const char *s;              /* the trimmed line */
 	size_t n;
 	size_t lineno;
@@ -34,6 +42,9 @@ struct line_ctx {
 	bool have_neighbours;       /* prev/next are computed on first need */
 	struct join_piece prev[JOIN_LINES], next[JOIN_LINES];  /* nearest first */
 	size_t nprev, nnext;
+	bool have_pieces;           /* pieces[] are found on first need */
+	struct piece_at pieces[LINE_MAX_PIECES];
+	size_t npieces;             /* LINE_MAX_PIECES + 1: too many to keep */
 };
 
 static void
@@ -97,10 +108,15 @@ wrap_cut_score(const size_t *sp, size_t k, size_t len, size_t x, size_t y)
 	return a < b ? (a < c ? a : c) : (b < c ? b : c);
 }
 
-static void
-add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
+/*
+ * Where lit[0..len) is cut into wrap pieces: at cut[0] and, for three
+ * pieces, cut[1] (cut[1] == len: two pieces). Returns false when it gets
+ * none: no cut leaves phrases on both sides.
+ */
+static bool
+wrap_cuts(const char *lit, size_t len, size_t cut[2])
 {
-	size_t len = strlen(lit), best = 0, bi = 0, bj = 0, k = 0;
+	size_t best = 0, k = 0;
 	size_t sp[WRAP_MAX_SPACES];
 
 	for (size_t i = 0; i < len && k < WRAP_MAX_SPACES; i++)
@@ -116,55 +132,94 @@ add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
 
 				if (score > best) {
 					best = score;
-					bi = sp[x];
-					bj = y < k ? sp[y] : len;
+					cut[0] = sp[x];
+					cut[1] = y < k ? sp[y] : len;
 				}
 			}
 		}
-	if (!best || !ls)
+	return best > 0;
+}
+
+/* Wrap pieces have ids of their own (linematch_piece_id()): a line with a
+ * piece but not the whole literal can only match joined. */
+static void
+add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
+{
+	size_t len = strlen(lit), cut[2];
+
+	if (!wrap_cuts(lit, len, cut))
 		return;
-	litset_add(ls, lit, bi, id);
-	litset_add(ls, lit + bi + 1, (bj < len ? bj : len) - bi - 1, id);
-	if (bj < len)
-		litset_add(ls, lit + bj + 1, len - bj - 1, id);
+	litset_add(ls, lit, cut[0], id);
+	litset_add(ls, lit + cut[0] + 1, cut[1] - cut[0] - 1, id);
+	if (cut[1] < len)
+		litset_add(ls, lit + cut[1] + 1, len - cut[1] - 1, id);
 }
 
 /*
- * Index pattern p's literals in ls (NULL: only find out). Literals shorter
- * than the prefilter's window, or none, leave only the rule's declared
- * literals; returns false when there are none either: the pattern must run
- * on every line.
+ * The literals the prefilter looks for on behalf of p: its own, or when
+ * some are shorter than the prefilter's window, the rule's declared ones;
+ * NULL when there are none either: the pattern must run on every line.
  */
-static bool
-add_pattern_literals(struct litset *ls, const struct pattern *p)
+static char **
+pattern_literals(const struct pattern *p)
 {
 	bool usable = p->lits && p->lits[0];
-	char **lits;
 
 	for (char **l = p->lits; usable && *l; l++)
 		if (strlen(*l) < RULE_MIN_LITERAL)
 			usable = false;
-	lits = usable ? p->lits : p->rule ? p->rule->literals : NULL;
-	if (!lits)
-		return false;
-	for (char **l = lits; ls && *l; l++) {
+	return usable ? p->lits : p->rule ? p->rule->literals : NULL;
+}
+
+/* Id layout: patterns, the engine's own literals, then each pattern's wrap pieces. */
+static unsigned
+piece_id(const struct ruleset *rs, size_t pattern)
+{
+	return (unsigned)(rs->npatterns + AUX_COUNT + pattern);
+}
+
+static void
+add_pattern_literals(struct litset *ls, const struct ruleset *rs, const struct pattern *p)
+{
+	for (char **l = pattern_literals(p); l && *l; l++) {
 		litset_add(ls, *l, strlen(*l), (unsigned)p->index);
-		add_wrap_literals(ls, *l, (unsigned)p->index);
+		add_wrap_literals(ls, *l, piece_id(rs, p->index));
 	}
-	return true;
+}
+
+/* Is the engine's own literal still worth finding? */
+static bool
+aux_live(const struct linematch *lm, size_t aux)
+{
+	switch (aux) {
+	case AUX_PY_FRAME:
+	case AUX_TRACEBACK:
+		return lm->need_frames;
+	case AUX_LOC:
+		return !lm->loc_frame.file;
+	default:
+		return lm->need_error;
+	}
+}
+
+static bool
+pattern_live(const struct linematch *lm, size_t i)
+{
+	return !lm->ps[i].hit && !lm->quiet[i];
 }
 
 struct litset *
-linematch_prefilter(const struct ruleset *rs, const struct pat_state *ps)
+linematch_prefilter(const struct ruleset *rs, const struct linematch *lm)
 {
 	struct litset *ls = litset_new();
 
 	for (size_t i = 0; i < rs->npatterns; i++)
-		if (!ps || !ps[i].hit)
-			add_pattern_literals(ls, rs->patterns[i]);
+		if (!lm || pattern_live(lm, i))
+			add_pattern_literals(ls, rs, rs->patterns[i]);
 	for (size_t i = 0; i < AUX_COUNT; i++)
-		litset_add(ls, aux_literals[i], strlen(aux_literals[i]),
-			   (unsigned)(rs->npatterns + i));
+		if (!lm || aux_live(lm, i))
+			litset_add(ls, aux_literals[i], strlen(aux_literals[i]),
+				   (unsigned)(rs->npatterns + i));
 	return ls;
 }
 
@@ -182,12 +237,16 @@ linematch_init(struct linematch *lm, const struct ruleset *rs, const struct lits
 	lm->built = shared != NULL;
 	lm->always = xcalloc(lm->npat + 1, sizeof(*lm->always));
 	for (size_t i = 0; i < lm->npat; i++)
-		if (!add_pattern_literals(NULL, rs->patterns[i]))
+		if (!pattern_literals(rs->patterns[i]))
 			lm->always[lm->nalways++] = rs->patterns[i]->index;
 	/* whole 64-bit words, so that linematch_line() reads it a word at a time */
-	lm->hits_len = (lm->npat + AUX_COUNT + 63) / 64 * 8;
+	lm->hits_len = (2 * lm->npat + AUX_COUNT + 63) / 64 * 8;
 	lm->hits = xcalloc(lm->hits_len, 1);
-	lm->ids = xcalloc(lm->npat + AUX_COUNT, sizeof(*lm->ids));
+	lm->ids = xcalloc(2 * lm->npat + AUX_COUNT, sizeof(*lm->ids));
+	lm->quiet = xcalloc(lm->npat + 1, sizeof(*lm->quiet));
+	lm->cuts = xcalloc(lm->npat + 1, sizeof(*lm->cuts));
+	lm->ctx_state = xcalloc(rs->ncontexts + 1, sizeof(*lm->ctx_state));
+	lm->need_frames = lm->need_error = true;
 	lm->waiting = xcalloc(lm->npat + 1, sizeof(*lm->waiting));
 	lm->ps = xcalloc(lm->npat + 1, sizeof(*lm->ps));
 	lm->rcaps = xcalloc(rs->nrules + 1, sizeof(*lm->rcaps));
@@ -200,6 +259,11 @@ linematch_release(struct linematch *lm)
 		matcher_free(lm->mt);
 	litset_free(lm->ls);
 	free(lm->always);
+	free(lm->quiet);
+	for (size_t i = 0; lm->cuts && i < lm->npat; i++)
+		free(lm->cuts[i]);
+	free(lm->cuts);
+	free(lm->ctx_state);
 	free(lm->hits);
 	free(lm->ids);
 	free(lm->waiting);
@@ -227,7 +291,7 @@ linematch_build(struct linematch *lm, const char *sample, size_t len)
 		return;
 	litset_build(lm->ls, sample, len);
 	lm->built = true;
-	lm->built_nhit = lm->nhit;
+	lm->built_gen = lm->live_gen;
 }
 
 /*
@@ -269,7 +333,8 @@ record_hit(struct linematch *lm, const struct pattern *p, const char *subj, size
 	size_t nnames = match_name_count(p->m);
 
 	st->hit = true;
-	lm->nhit++;
+	lm->live_gen++;
+	lm->settle_due = true;
 	st->line = lineno;
 	st->mstart = ms - show < keep ? ms - show : keep;
 	st->mend = me - show < keep ? me - show : keep;
@@ -307,6 +372,7 @@ try_pattern_at(struct linematch *lm, const struct pattern *p, const char *subj, 
 	size_t ms = 0, me = 0, k = 0;
 	size_t own_end = own + 1 < npieces ? starts[own + 1] : len;
 
+	lm->work++;
 	switch (matcher_exec(lm->mt, p->index, p->m, subj, len, &ms, &me)) {
 	case MATCH_YES:
 		if (ms >= own_end || me <= starts[own])
@@ -410,18 +476,197 @@ try_joined(struct linematch *lm, const struct pattern *p, struct line_ctx *l)
 	}
 }
 
-/* Returns false when the pattern had already hit and was not run. */
+/* Returns false when the pattern has hit or can no longer matter, and was not run. */
 static bool
 run_pattern(struct linematch *lm, size_t id, struct line_ctx *l)
 {
 	static const size_t whole[1] = { 0 };
 	const struct pattern *p = lm->rs->patterns[id];
 
-	if (lm->ps[id].hit)
+	if (!pattern_live(lm, id))
 		return false;
 	/* Context evidence and facts are names and paths, which do not wrap;
 	 * joining for them would cost a join on every line that mentions one. */
 	if (!try_pattern_at(lm, p, l->s, l->n, l->lineno, whole, 1, 0) && p->rule)
+		try_joined(lm, p, l);
+	return true;
+}
+
+static bool
+blank(unsigned char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static unsigned char
+fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
+}
+
+/*
+ * Could the literal x[0..xl), whose piece x[po..po+m) is at s[q..q+m),
+ * run on past the line's edges into a joined neighbour? The bytes of it
+ * on the line must be the line's (ASCII case and runs of blanks aside, as
+ * a join folds them), and where the line ends first the literal must go
+ * on with a space, the one a join puts between lines. It may also lie
+ * wholly on the line, in a spelling only the join's folding matches. Errs
+ * on the side of yes.
+ */
+static bool
+piece_fits(const char *s, size_t n, size_t q, size_t m, const char *x, size_t xl, size_t po)
+{
+	size_t lo = 0, i = q, k = po;
+
+	/* a join drops the line's leading blanks: the line starts after them */
+	while (lo < q && blank((unsigned char)s[lo]))
+		lo++;
+	while (i > lo && k > 0) {
+		if (blank((unsigned char)s[i - 1]) && blank((unsigned char)x[k - 1])) {
+			while (i > lo && blank((unsigned char)s[i - 1]))
+				i--;
+			while (k > 0 && blank((unsigned char)x[k - 1]))
+				k--;
+			continue;
+		}
+		if (fold((unsigned char)s[i - 1]) != fold((unsigned char)x[k - 1]))
+			return false;
+		i--;
+		k--;
+	}
+	if (k > 0 && !blank((unsigned char)x[k - 1]))
+		return false;
+	for (i = q + m, k = po + m; i < n && k < xl;) {
+		if (blank((unsigned char)s[i]) && blank((unsigned char)x[k])) {
+			while (i < n && blank((unsigned char)s[i]))
+				i++;
+			while (k < xl && blank((unsigned char)x[k]))
+				k++;
+			continue;
+		}
+		if (fold((unsigned char)s[i]) != fold((unsigned char)x[k]))
+			return false;
+		i++;
+		k++;
+	}
+	return k == xl || blank((unsigned char)x[k]);
+}
+
+static void
+keep_piece(void *arg, size_t lit, size_t pos)
+{
+	struct line_ctx *l = arg;
+	const struct litset *pf = l->lm->pf;
+	size_t nids, first = l->lm->npat + AUX_COUNT;
+	const unsigned *ids = litset_ids(pf, lit, &nids);
+	bool piece = false;
+
+	for (size_t i = 0; i < nids; i++)
+		piece |= ids[i] >= first;
+	if (!piece || l->npieces > LINE_MAX_PIECES)
+		return;
+	if (l->npieces < LINE_MAX_PIECES)
+		l->pieces[l->npieces] = (struct piece_at){ lit, pos };
+	l->npieces++;
+}
+
+static bool
+has_id(const unsigned *ids, size_t n, unsigned id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* Does piece x[po..po+m) of literal x, found as text at s[q..], fit there? */
+static bool
+piece_fits_at(const struct line_ctx *l, size_t q, const char *text, size_t tl, const char *x,
+	      size_t xl, size_t po, size_t m)
+{
+	for (size_t i = 0; i < m && m == tl; i++)
+		if (fold((unsigned char)x[po + i]) != (unsigned char)text[i])
+			return false;
+	return m == tl && piece_fits(l->s, l->n, q, m, x, xl, po);
+}
+
+/*
+ * Where pattern id's literals are cut into wrap pieces (wrap_cuts(); 0, 0
+ * for a literal with none), worked out on first need: a line of its
+ * pieces may come by thousands of times.
+ */
+static const size_t *
+pattern_cuts(struct linematch *lm, size_t id)
+{
+	char **lits = pattern_literals(lm->rs->patterns[id]);
+	size_t n = 0, *cuts;
+
+	if (lm->cuts[id])
+		return lm->cuts[id];
+	while (lits && lits[n])
+		n++;
+	cuts = xcalloc(2 * n + 1, sizeof(*cuts));
+	for (size_t i = 0; i < n; i++)
+		if (!wrap_cuts(lits[i], strlen(lits[i]), cuts + 2 * i))
+			cuts[2 * i] = cuts[2 * i + 1] = 0;
+	return lm->cuts[id] = cuts;
+}
+
+/* Is some piece of pattern id on the line where a wrap could have cut its literal? */
+static bool
+pieces_fit(struct line_ctx *l, size_t id)
+{
+	struct linematch *lm = l->lm;
+	const struct pattern *p = lm->rs->patterns[id];
+	const size_t *cuts = pattern_cuts(lm, id);
+	size_t off = (size_t)(l->s - l->raw);
+
+	if (!l->have_pieces) {
+		litset_line_each(lm->pf, l->raw, off + l->n, keep_piece, l);
+		l->have_pieces = true;
+	}
+	if (l->npieces > LINE_MAX_PIECES)
+		return true;
+	for (size_t k = 0; k < l->npieces; k++) {
+		size_t nids, tl;
+		const unsigned *ids = litset_ids(lm->pf, l->pieces[k].lit, &nids);
+		const char *text = litset_literal(lm->pf, l->pieces[k].lit, &tl);
+		size_t q = l->pieces[k].pos - off;
+
+		if (!has_id(ids, nids, piece_id(lm->rs, id)) || l->pieces[k].pos < off ||
+		    q + tl > l->n)
+			continue;
+		for (char **lit = pattern_literals(p); lit && *lit; lit++, cuts += 2) {
+			size_t xl = strlen(*lit);
+			const size_t *cut = cuts;
+
+			if (!cut[0])
+				continue;
+			if (piece_fits_at(l, q, text, tl, *lit, xl, 0, cut[0]) ||
+			    piece_fits_at(l, q, text, tl, *lit, xl, cut[0] + 1, cut[1] - cut[0] - 1) ||
+			    (cut[1] < xl &&
+			     piece_fits_at(l, q, text, tl, *lit, xl, cut[1] + 1, xl - cut[1] - 1)))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The line holds a wrap piece of pattern id but none of its literals: it
+ * can match only joined with its neighbours, and only if some piece sits
+ * where a wrap could have cut its literal. Most such lines merely share a
+ * phrase ("in pallas_call") with a message and cost no join at all. (An
+ * exhaustive reading joins them all, to show that this changes nothing.)
+ */
+static bool
+run_piece(struct linematch *lm, size_t id, struct line_ctx *l)
+{
+	const struct pattern *p = lm->rs->patterns[id];
+
+	if (!pattern_live(lm, id) || !p->rule)
+		return false;
+	if (lm->exhaustive || pieces_fit(l, id))
 		try_joined(lm, p, l);
 	return true;
 }
@@ -450,8 +695,10 @@ run_aux(struct linematch *lm, size_t aux, const struct line_ctx *l)
 				i++;
 		break;
 	case AUX_LOC:
-		if (!lm->loc_frame.file && ingest_parse_loc(l->s, l->n, &f))
+		if (!lm->loc_frame.file && ingest_parse_loc(l->s, l->n, &f)) {
 			snap_set(&lm->loc_frame, &f);
+			lm->settle_due = true;
+		}
 		break;
 	default:
 		free(lm->last_error);
@@ -461,39 +708,114 @@ run_aux(struct linematch *lm, size_t aux, const struct line_ctx *l)
 	}
 }
 
+/* What run_aux() does with a frame line that changes nothing. */
+static bool
+frame_line_quiet(const char *line, size_t len)
+{
+	size_t n = len, off = ingest_trim(line, &n);
+	struct frame f;
+
+	return !ingest_parse_py_frame(line + off, n, &f) || ingest_is_library_path(f.file, f.file_len);
+}
+
+struct scout_skip
+linematch_skip(const struct linematch *lm, const struct litset *pf)
+{
+	const char *frame = aux_literals[AUX_PY_FRAME];
+	size_t flen = strlen(frame), at = SIZE_MAX, n = litset_count(pf);
+	struct scout_skip sk = { SIZE_MAX, frame_line_quiet };
+
+	for (size_t i = 0; i < n && !lm->exhaustive; i++) {
+		size_t len, nids;
+		const char *lit = litset_literal(pf, i, &len);
+		const unsigned *ids = litset_ids(pf, i, &nids);
+		size_t common = len < flen ? len : flen;
+		bool same = true;
+
+		for (size_t k = 0; k < common && same; k++)
+			same = (unsigned char)lit[k] == fold((unsigned char)frame[k]);
+		if (!same)
+			continue;
+		/* another literal may start where it does: the line is not its alone */
+		if (len != flen || nids != 1 || ids[0] != lm->npat + AUX_PY_FRAME)
+			return sk;
+		at = i;
+	}
+	sk.lit = at;
+	return sk;
+}
+
 /*
- * A pattern stops running after its first hit, but its literal keeps making
- * lines candidates: a tie pattern such as `kernel|pallas` would send every
- * such line of a big log through the candidate path for nothing. After
- * enough wasted candidates, index only the literals still needed (when some
- * pattern was hit since the last build: otherwise the set would be the
- * same).
+ * What can still change the verdict (score_settle()). Quiet patterns stop
+ * running, and the prefilter is rebuilt without them once lines go by
+ * that run nothing. The frames are needed until a Mosaic loc(...) names
+ * the location (it outranks every traceback frame); the last error line
+ * until a rule has fired for good (the fingerprint then comes from its
+ * key line).
+ */
+static void
+settle(struct linematch *lm)
+{
+	struct engine_result e = { .rs = lm->rs, .ps = lm->ps, .assert_context = lm->assert_context };
+	struct settle st = { .quiet = lm->quiet, .ctx = lm->ctx_state };
+	size_t quiet = 0;
+	bool frames, error;
+
+	lm->settle_due = false;
+	lm->since_settle = 0;
+	if (lm->exhaustive)
+		return;
+	score_settle(&e, &st);
+	for (size_t i = 0; i < lm->npat; i++)
+		quiet += lm->quiet[i] && !lm->ps[i].hit;
+	frames = !lm->loc_frame.file;
+	error = !st.rule_fired_final;
+	if (quiet != lm->nquiet || frames != lm->need_frames || error != lm->need_error)
+		lm->live_gen++;
+	lm->nquiet = quiet;
+	lm->need_frames = frames;
+	lm->need_error = error;
+}
+
+/*
+ * Patterns stop running after their first hit, or when they can no longer
+ * change the verdict, but their literals keep making lines candidates: a
+ * tie pattern such as `kernel|pallas` would send every such line of a big
+ * log through the candidate path for nothing. After enough wasted
+ * candidates, index only the literals still needed (when something changed
+ * since the last build: otherwise the set would be the same).
  */
 bool
 linematch_rebuild(struct linematch *lm, const char *sample, size_t len)
 {
 	lm->wasted = 0;
-	if (lm->nhit == lm->built_nhit)
+	if (lm->live_gen == lm->built_gen)
 		return false;
 	litset_free(lm->ls);
-	lm->ls = linematch_prefilter(lm->rs, lm->ps);
+	lm->ls = linematch_prefilter(lm->rs, lm);
 	litset_build(lm->ls, sample, len);
 	lm->pf = lm->ls;
-	lm->built_nhit = lm->nhit;
+	lm->built_gen = lm->live_gen;
 	return true;
 }
+
+/* Settling costs a pass over the rules; after this many candidate lines it
+ * is due again when something hit. */
+#define SETTLE_EVERY 256
 
 bool
 linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
 	       size_t limit, size_t lineno)
 {
-	struct line_ctx l = { .w = w, .lineno = lineno, .start = start, .end = end, .limit = limit };
-	size_t n = end - start, nids = 0;
+	struct line_ctx l = { .w = w, .lm = lm, .raw = w->buf + start, .lineno = lineno,
+			      .start = start, .end = end, .limit = limit };
+	size_t n = end - start, nids = 0, npat = lm->npat;
 	size_t off = ingest_trim(w->buf + start, &n);
 	bool useful = false;
 
 	l.s = w->buf + start + off;
 	l.n = n;
+	lm->work++;
 	memset(lm->hits, 0, lm->hits_len);
 	litset_line_hits(lm->pf, w->buf + start, end - start, lm->hits);
 	for (size_t k = 0; k < lm->hits_len; k += 8) {
@@ -504,15 +826,28 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 			lm->ids[nids++] = k * 8 + (size_t)__builtin_ctzll(bits);
 	}
 	/* Patterns first, so an evidence line is tied to the frame seen before it. */
-	for (size_t i = 0; i < nids; i++)
-		if (lm->ids[i] < lm->npat)
-			useful |= run_pattern(lm, lm->ids[i], &l);
+	for (size_t i = 0; i < nids; i++) {
+		size_t id = lm->ids[i];
+
+		if (id < npat)
+			useful |= run_pattern(lm, id, &l);
+		else if (id >= npat + AUX_COUNT &&
+			 !(lm->hits[(id - npat - AUX_COUNT) / 8] >> ((id - npat - AUX_COUNT) % 8) & 1))
+			useful |= run_piece(lm, id - npat - AUX_COUNT, &l);
+	}
 	for (size_t i = 0; i < lm->nalways; i++)
 		run_pattern(lm, lm->always[i], &l);
 	for (size_t i = 0; i < nids; i++)
-		if (lm->ids[i] >= lm->npat) {
-			run_aux(lm, lm->ids[i] - lm->npat, &l);
+		if (lm->ids[i] >= npat && lm->ids[i] < npat + AUX_COUNT &&
+		    aux_live(lm, lm->ids[i] - npat)) {
+			run_aux(lm, lm->ids[i] - npat, &l);
 			useful = true;
 		}
-	return !useful && ++lm->wasted >= REBUILD_AFTER_WASTED;
+	if (lm->settle_due && ++lm->since_settle >= SETTLE_EVERY)
+		settle(lm);
+	if (useful || ++lm->wasted < REBUILD_AFTER_WASTED)
+		return false;
+	if (lm->settle_due)
+		settle(lm);
+	return true;
 }

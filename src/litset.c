@@ -678,8 +678,10 @@ litset_find(const struct litset *ls, const char *buf, size_t len, size_t from,
 	return litset_find_range(ls, buf, len, from, len, lit_index);
 }
 
-size_t
-litset_line_hits(const struct litset *ls, const char *line, size_t len, unsigned char *hits)
+/* Every occurrence of a literal in line[0..len): fn(arg, literal, position). */
+static inline size_t
+line_each(const struct litset *ls, const char *line, size_t len,
+	  void (*fn)(void *arg, const struct lit *l, size_t lit, size_t pos), void *arg)
 {
 	const unsigned char *b = (const unsigned char *)line;
 	size_t end, p, n, found = 0;
@@ -695,17 +697,54 @@ litset_line_hits(const struct litset *ls, const char *line, size_t len, unsigned
 			size_t k = table_get(ls, load_win(b + at), &e);
 
 			for (size_t i = 0; i < k; i++) {
-				const struct lit *l = &ls->lits[e[i].lit];
-
 				if (!entry_match(ls, &e[i], b, len, at, 0))
 					continue;
 				found++;
-				for (size_t j = 0; j < l->nids; j++)
-					hits[l->ids[j] >> 3] |= (unsigned char)(1u << (l->ids[j] & 7));
+				fn(arg, &ls->lits[e[i].lit], e[i].lit, at - e[i].off);
 			}
 		}
 	}
 	return found;
+}
+
+static void
+set_bits(void *arg, const struct lit *l, size_t lit, size_t pos)
+{
+	unsigned char *hits = arg;
+
+	(void)lit;
+	(void)pos;
+	for (size_t j = 0; j < l->nids; j++)
+		hits[l->ids[j] >> 3] |= (unsigned char)(1u << (l->ids[j] & 7));
+}
+
+size_t
+litset_line_hits(const struct litset *ls, const char *line, size_t len, unsigned char *hits)
+{
+	return line_each(ls, line, len, set_bits, hits);
+}
+
+struct each_arg {
+	void (*fn)(void *arg, size_t lit, size_t pos);
+	void *arg;
+};
+
+static void
+call_each(void *arg, const struct lit *l, size_t lit, size_t pos)
+{
+	const struct each_arg *a = arg;
+
+	(void)l;
+	a->fn(a->arg, lit, pos);
+}
+
+size_t
+litset_line_each(const struct litset *ls, const char *line, size_t len,
+		 void (*fn)(void *arg, size_t lit, size_t pos), void *arg)
+{
+	struct each_arg a = { fn, arg };
+
+	return line_each(ls, line, len, call_each, &a);
 }
 
 size_t

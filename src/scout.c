@@ -52,10 +52,24 @@ struct scout {
 	uint64_t released;       /* blocks below it are given up by the classifier */
 	bool stop;
 	struct litset *ls, *pending;
+	struct scout_skip skip, pending_skip;
 	struct slot slot[SLOTS];
 };
 
-/* The candidate walk over one block read into s->buf[0..got). */
+bool
+scout_skip_line(const struct litset *ls, const struct scout_skip *sk, const char *buf,
+		size_t len, size_t start, size_t hit, size_t lit, size_t end)
+{
+	return sk && sk->lit != SIZE_MAX && lit == sk->lit &&
+	       litset_find_range(ls, buf, len, hit + 1, end, NULL) >= len &&
+	       sk->quiet(buf + start, end - start);
+}
+
+/*
+ * The candidate walk over one block read into s->buf[0..got). A line is
+ * passed over (scout_skip_line()) only when its start is in the block: a
+ * line from the block before is that block's to judge.
+ */
 static void
 scan_block(struct scout *s, struct slot *sl, size_t blen, size_t got)
 {
@@ -63,14 +77,22 @@ scan_block(struct scout *s, struct slot *sl, size_t blen, size_t got)
 
 	sl->n = 0;
 	while (p < blen) {
-		size_t q = litset_find_range(s->ls, s->buf, got, p, blen, NULL);
-		const char *nl;
+		size_t lit = SIZE_MAX, q = litset_find_range(s->ls, s->buf, got, p, blen, &lit);
+		const char *nl, *prev;
 
 		if (q >= got)
 			break;
+		nl = memchr(s->buf + q, '\n', got - q);
+		prev = q ? memrchr(s->buf, '\n', q) : NULL;
+		if (nl && (prev || p > 0) &&
+		    scout_skip_line(s->ls, &s->skip, s->buf, got,
+				    prev && (size_t)(prev - s->buf) + 1 > p ? (size_t)(prev - s->buf) + 1 : p,
+				    q, lit, (size_t)(nl - s->buf))) {
+			p = (size_t)(nl - s->buf) + 1;
+			continue;
+		}
 		XGROW(sl->rec, sl->alloc, sl->n + 1);
 		sl->rec[sl->n++] = (uint32_t)q;
-		nl = memchr(s->buf + q, '\n', got - q);
 		if (!nl)
 			break;
 		p = (size_t)(nl - s->buf) + 1;
@@ -131,6 +153,7 @@ scout_main(void *arg)
 		if (s->pending) {
 			litset_free(s->ls);
 			s->ls = s->pending;
+			s->skip = s->pending_skip;
 			s->pending = NULL;
 		}
 		pthread_mutex_unlock(&s->mu);
@@ -147,13 +170,20 @@ scout_main(void *arg)
 	}
 }
 
+static struct scout_skip
+skip_or_none(const struct scout_skip *sk)
+{
+	return sk ? *sk : (struct scout_skip){ SIZE_MAX, NULL };
+}
+
 struct scout *
-scout_start(int fd, off_t base, uint64_t size, struct litset *ls)
+scout_start(int fd, off_t base, uint64_t size, struct litset *ls, const struct scout_skip *sk)
 {
 	struct scout *s = xcalloc(1, sizeof(*s));
 	sigset_t all, old;
 	bool started;
 
+	s->skip = skip_or_none(sk);
 	s->fd = fd;
 	s->base = base;
 	s->size = size;
@@ -181,11 +211,12 @@ scout_start(int fd, off_t base, uint64_t size, struct litset *ls)
 }
 
 void
-scout_update(struct scout *s, struct litset *ls)
+scout_update(struct scout *s, struct litset *ls, const struct scout_skip *sk)
 {
 	pthread_mutex_lock(&s->mu);
 	litset_free(s->pending);
 	s->pending = ls;
+	s->pending_skip = skip_or_none(sk);
 	pthread_mutex_unlock(&s->mu);
 }
 

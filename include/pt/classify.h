@@ -102,6 +102,17 @@ struct classifier;
 struct classifier *classifier_new(const struct ruleset *rs);
 /* Before the first feed: a context the user asserts, and why (both borrowed until finish). */
 void classifier_assert_context(struct classifier *c, const char *context, const char *why);
+/*
+ * Before the first feed: read the log without settling (pt/engine.h): every
+ * pattern runs until its first hit, even one that can no longer change the
+ * verdict; every line with a wrap piece is joined, every frame line read.
+ * Slower, and the same verdict: for tests, and for `rules test`, which
+ * asks about every rule, not only about the verdict.
+ */
+void classifier_exhaustive(struct classifier *c);
+/* Candidate lines handled plus patterns run on lines and joins: what
+ * settling saves (for tests). */
+size_t classifier_work(const struct classifier *c);
 /* After classifier_finish: did the context hold? False for an unknown id. */
 bool classifier_context_held(const struct classifier *c, const char *id);
 void classifier_free(struct classifier *c);
@@ -136,6 +147,8 @@ struct classify_opts {
 	 * Pallas kernel), counted as evidence, and why; NULL for none. */
 	const char *assert_context;
 	const char *assert_why;
+	/* Read every pattern to its first hit (classifier_exhaustive()). */
+	bool exhaustive;
 	/* Called with every piece of the log as it is read (UTF-8, before any
 	 * escape sequence is stripped), or NULL: a command echoes or keeps it. */
 	void (*tap)(void *arg, const char *data, size_t len);

@@ -56,8 +56,21 @@ struct linematch {
 	char *last_error;
 	size_t last_error_line;
 	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
-	size_t nhit, built_nhit;    /* patterns hit, now and at the last build */
+	size_t work;                /* candidate lines, plus patterns run on lines and joins */
 	size_t wasted;              /* candidate lines since the last build that ran nothing */
+	/* What can still change the verdict (score_settle(), pt/engine.h). */
+	bool exhaustive;            /* never settle, join every piece line, skip no frame
+	                             * line: every pattern runs to its first hit */
+	const char *assert_context; /* borrowed: a context the user asserts, or NULL */
+	bool *quiet;                /* per pattern: can no longer change the verdict */
+	size_t **cuts;              /* per pattern: its literals' wrap cuts, once needed */
+	size_t nquiet;              /* quiet patterns not hit */
+	unsigned char *ctx_state;   /* scratch for score_settle() */
+	bool need_frames;           /* traceback frames can still give the location */
+	bool need_error;            /* the last error line can still reach the verdict */
+	bool settle_due;            /* something hit since the last settle */
+	size_t since_settle;        /* candidate lines since then */
+	size_t live_gen, built_gen; /* changes to what the prefilter must find; at the last build */
 };
 
 /*
@@ -72,11 +85,20 @@ void linematch_init(struct linematch *lm, const struct ruleset *rs, const struct
 void linematch_release(struct linematch *lm);
 
 /*
- * A prefilter (not built) of rs's patterns, of those not hit yet when ps
- * is given, plus the engine's own literals. Returns a new set; free it with
- * litset_free().
+ * A prefilter (not built) of rs's patterns and the engine's own literals,
+ * or with lm, of those that can still change the verdict (not hit, not
+ * quiet). Returns a new set; free it with litset_free().
  */
-struct litset *linematch_prefilter(const struct ruleset *rs, const struct pat_state *ps);
+struct litset *linematch_prefilter(const struct ruleset *rs, const struct linematch *lm);
+
+/*
+ * The lines a walk over pf (lm's prefilter or its twin) may pass over
+ * (pt/scout.h): those whose only literal is the engine's `File "` and that
+ * hold no Python frame of the user's code. sk.lit is SIZE_MAX when pf has
+ * no such literal of its own (another literal shares its start), and in
+ * an exhaustive reading.
+ */
+struct scout_skip linematch_skip(const struct linematch *lm, const struct litset *pf);
 
 /* Build lm's prefilter, choosing rare windows from sample[0..len) (may be
  * empty). Does nothing when it is built already. */
@@ -84,16 +106,16 @@ void linematch_build(struct linematch *lm, const char *sample, size_t len);
 
 /*
  * One candidate line of w (the arguments of window_line_fn). Returns true
- * when the prefilter should be rebuilt without the patterns that have hit:
- * many candidate lines in a row ran nothing.
+ * when the prefilter should be rebuilt without the patterns that have hit
+ * or gone quiet: many candidate lines since the last build ran nothing.
  */
 bool linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
 		    size_t limit, size_t lineno);
 
 /*
- * Rebuild the prefilter from the patterns not hit yet (sample as for
- * linematch_build()). Returns false when no pattern has hit since the last
- * build: the set would be the same, and nothing was done.
+ * Rebuild the prefilter from what can still change the verdict (sample as
+ * for linematch_build()). Returns false when nothing changed since the
+ * last build: the set would be the same, and nothing was done.
  */
 bool linematch_rebuild(struct linematch *lm, const char *sample, size_t len);
 

@@ -87,6 +87,14 @@ size_t litset_find_range(const struct litset *ls, const char *buf, size_t len, s
 size_t litset_line_hits(const struct litset *ls, const char *line, size_t len,
 			unsigned char *hits);
 
+/*
+ * The same walk, calling fn(arg, i, pos) for every occurrence of literal i
+ * (litset_literal(), litset_ids()) at line[pos..]; the order is the
+ * probes', not the positions'. Returns the number of occurrences.
+ */
+size_t litset_line_each(const struct litset *ls, const char *line, size_t len,
+			void (*fn)(void *arg, size_t lit, size_t pos), void *arg);
+
 /* Number of distinct literals (after merging equal ones). */
 size_t litset_count(const struct litset *ls);
 /* Returns a borrowed pointer to literal i (lower case), valid until litset_free(). */

@@ -21,6 +21,7 @@
 
 #include "pt/decode.h"
 #include "pt/litset.h"
+#include "pt/scout.h"
 
 /*
  * Hard-wrapped messages: a candidate line is joined with up to JOIN_LINES
@@ -63,6 +64,8 @@ struct window {
 	/* Where candidate lines are: set by the owner before the first
 	 * window_advance() and whenever it rebuilds the prefilter. */
 	const struct litset *pf;    /* borrowed */
+	struct scout_skip skip;     /* lines of pf's that change nothing (pt/scout.h); the
+	                             * scout gets it with the twin of pf */
 	bool every_line;            /* a pattern has no literal: every line is a candidate */
 	window_line_fn on_line;
 	void *arg;
@@ -91,9 +94,9 @@ void window_release(struct window *w);
  */
 void window_want_scout(struct window *w, int fd, unsigned threads);
 /* Start the scout, if wanted and possible, with twin (a built copy of the
- * prefilter, which the window now owns; freed when not used). */
+ * prefilter, which the window now owns; freed when not used) and w->skip. */
 void window_start_scout(struct window *w, struct litset *twin);
-/* Hand the scout a rebuilt prefilter (owned by the window from now on). */
+/* Hand the scout a rebuilt prefilter (owned by the window from now on) and w->skip. */
 void window_update_scout(struct window *w, struct litset *twin);
 
 /* Room for the next read: at least READ_CHUNK bytes at the returned pointer. */
