@@ -98,7 +98,7 @@ demo:
 test:
 	@sh tests/deps.sh install test
 	@$(MAKE) --no-print-directory test-run
-test-run: lint all $(UNITS)
+test-run: lint all $(UNITS) $(BUILD)/perf/verdict_same
 	PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
 
 check:
@@ -114,7 +114,7 @@ check-curl: $(BUILD)/pallas-triage-curl
 
 # The threaded code (the scout, scan's workers) under ThreadSanitizer.
 check-threads:
-	$(MAKE) BUILD=build-tsan SAN=thread all build-tsan/tests/test_scout
+	$(MAKE) BUILD=build-tsan SAN=thread all build-tsan/tests/test_scout build-tsan/perf/verdict_same
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_scout
 	TSAN_OPTIONS=halt_on_error=1 PT=$(CURDIR)/build-tsan/pallas-triage BUILD=build-tsan \
 	  sh tests/run.sh scout

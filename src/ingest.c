@@ -211,48 +211,69 @@ ingest_trim(const char *line, size_t *len)
 	return off;
 }
 
-/* A marker of library code, with its length. */
-struct marker {
-	const char *s;
-	size_t n;
-};
-#define MARKER(s) { s, sizeof(s) - 1 }
+/* Does [p, end) start with the string literal m? (m's length is known to the compiler) */
+#define AT(p, end, m) ((size_t)((end) - (p)) >= sizeof(m) - 1 && memcmp((p), (m), sizeof(m) - 1) == 0)
 
 /*
  * One pass over the path, looking only at its slashes: every marker but
- * "<frozen" begins or ends with one, the ones that end with it end in "s/"
- * and the next byte after a slash picks the ones that begin with it. A
- * frame line is the commonest candidate line of a traceback-heavy log, and
- * a memmem per marker was a tenth of such a log's time.
+ * "<frozen" begins or ends with one. The byte after a slash picks the
+ * markers that begin there, and those that end at it end in "s/". A frame
+ * line is the commonest candidate line of a traceback-heavy log, and a
+ * memmem per marker was a tenth of such a log's time.
  */
 bool
 ingest_is_library_path(const char *path, size_t len)
 {
-	static const struct marker ends[] = {
-		MARKER("site-packages/"), MARKER("dist-packages/"), MARKER("runfiles/"),
-	};
-	static const struct marker begins[] = {
-		MARKER("/jax/_src/"), MARKER("/jaxlib/"), MARKER("/lib/python"), MARKER("/torch_xla/"),
-		MARKER("/absl/"), MARKER("/_pytest/"), MARKER("/pluggy/"), MARKER("/unittest/"),
-	};
-	const char *end = path + len, *lt;
+	const char *end = path + len;
 
 	if (len == 0 || path[0] == '<')
 		return true;
-	for (const char *p = path; p < end && (p = memchr(p, '/', (size_t)(end - p))); p++) {
-		size_t before = (size_t)(p + 1 - path), after = (size_t)(end - p);
-
-		for (size_t k = 0; p > path && p[-1] == 's' && k < sizeof(ends) / sizeof(ends[0]); k++)
-			if (before >= ends[k].n && memcmp(p + 1 - ends[k].n, ends[k].s, ends[k].n) == 0)
-				return true;
-		for (size_t k = 0; after > 1 && k < sizeof(begins) / sizeof(begins[0]); k++)
-			if (p[1] == begins[k].s[1] && after >= begins[k].n &&
-			    memcmp(p, begins[k].s, begins[k].n) == 0)
-				return true;
-	}
-	for (const char *p = path; (lt = memchr(p, '<', (size_t)(end - p))); p = lt + 1)
-		if ((size_t)(end - lt) >= 7 && memcmp(lt, "<frozen", 7) == 0)
+	for (const char *p = path; p < end; p++) {
+		if (*p == '<' && AT(p, end, "<frozen"))
 			return true;
+		if (*p != '/')
+			continue;
+		if (p > path && p[-1] == 's') {
+			size_t before = (size_t)(p + 1 - path);
+
+			if ((before >= 14 && (memcmp(p - 13, "site-packages/", 14) == 0 ||
+					      memcmp(p - 13, "dist-packages/", 14) == 0)) ||
+			    (before >= 9 && memcmp(p - 8, "runfiles/", 9) == 0))
+				return true;
+		}
+		switch (p + 1 < end ? p[1] : 0) {
+		case 'j':
+			if (AT(p, end, "/jax/_src/") || AT(p, end, "/jaxlib/"))
+				return true;
+			break;
+		case 'l':
+			if (AT(p, end, "/lib/python"))
+				return true;
+			break;
+		case 't':
+			if (AT(p, end, "/torch_xla/"))
+				return true;
+			break;
+		case 'a':
+			if (AT(p, end, "/absl/"))
+				return true;
+			break;
+		case '_':
+			if (AT(p, end, "/_pytest/"))
+				return true;
+			break;
+		case 'p':
+			if (AT(p, end, "/pluggy/"))
+				return true;
+			break;
+		case 'u':
+			if (AT(p, end, "/unittest/"))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
 	return false;
 }
 

@@ -719,29 +719,29 @@ frame_line_quiet(const char *line, size_t len)
 }
 
 struct scout_skip
-linematch_skip(const struct linematch *lm, const struct litset *pf)
+linematch_skip(struct linematch *lm, const struct litset *pf)
 {
 	const char *frame = aux_literals[AUX_PY_FRAME];
-	size_t flen = strlen(frame), at = SIZE_MAX, n = litset_count(pf);
 	struct scout_skip sk = { SIZE_MAX, frame_line_quiet };
+	size_t nids;
+	const unsigned *ids;
 
-	for (size_t i = 0; i < n && !lm->exhaustive; i++) {
-		size_t len, nids;
-		const char *lit = litset_literal(pf, i, &len);
-		const unsigned *ids = litset_ids(pf, i, &nids);
-		size_t common = len < flen ? len : flen;
-		bool same = true;
-
-		for (size_t k = 0; k < common && same; k++)
-			same = (unsigned char)lit[k] == fold((unsigned char)frame[k]);
-		if (!same)
-			continue;
-		/* another literal may start where it does: the line is not its alone */
-		if (len != flen || nids != 1 || ids[0] != lm->npat + AUX_PY_FRAME)
-			return sk;
-		at = i;
+	if (lm->exhaustive)
+		return sk;
+	/* asked again for the set in use at every build (a scan of a thousand
+	 * logs shares one); a rebuild forgets the answer */
+	if (pf == lm->pf && pf == lm->skip_pf)
+		return lm->skip;
+	sk.lit = litset_alone(pf, frame, strlen(frame));
+	if (sk.lit != SIZE_MAX) {
+		ids = litset_ids(pf, sk.lit, &nids);
+		if (nids != 1 || ids[0] != lm->npat + AUX_PY_FRAME)
+			sk.lit = SIZE_MAX;
 	}
-	sk.lit = at;
+	if (pf == lm->pf) {
+		lm->skip_pf = pf;
+		lm->skip = sk;
+	}
 	return sk;
 }
 
@@ -792,6 +792,7 @@ linematch_rebuild(struct linematch *lm, const char *sample, size_t len)
 	if (lm->live_gen == lm->built_gen)
 		return false;
 	litset_free(lm->ls);
+	lm->skip_pf = NULL;
 	lm->ls = linematch_prefilter(lm->rs, lm);
 	litset_build(lm->ls, sample, len);
 	lm->pf = lm->ls;
@@ -803,9 +804,22 @@ linematch_rebuild(struct linematch *lm, const char *sample, size_t len)
  * is due again when something hit. */
 #define SETTLE_EVERY 256
 
+/* After a candidate line: settle when due; true when the prefilter is worth rebuilding. */
+static bool
+line_done(struct linematch *lm, bool useful)
+{
+	if (lm->settle_due && ++lm->since_settle >= SETTLE_EVERY)
+		settle(lm);
+	if (useful || ++lm->wasted < REBUILD_AFTER_WASTED)
+		return false;
+	if (lm->settle_due)
+		settle(lm);
+	return true;
+}
+
 bool
 linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
-	       size_t limit, size_t lineno)
+	       size_t limit, size_t lineno, bool alone)
 {
 	struct line_ctx l = { .w = w, .lm = lm, .raw = w->buf + start, .lineno = lineno,
 			      .start = start, .end = end, .limit = limit };
@@ -816,6 +830,13 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 	l.s = w->buf + start + off;
 	l.n = n;
 	lm->work++;
+	if (alone) {
+		/* a user's frame: what the search of the line would come to */
+		useful = aux_live(lm, AUX_PY_FRAME);
+		if (useful)
+			run_aux(lm, AUX_PY_FRAME, &l);
+		return line_done(lm, useful);
+	}
 	memset(lm->hits, 0, lm->hits_len);
 	litset_line_hits(lm->pf, w->buf + start, end - start, lm->hits);
 	for (size_t k = 0; k < lm->hits_len; k += 8) {
@@ -843,11 +864,5 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 			run_aux(lm, lm->ids[i] - npat, &l);
 			useful = true;
 		}
-	if (lm->settle_due && ++lm->since_settle >= SETTLE_EVERY)
-		settle(lm);
-	if (useful || ++lm->wasted < REBUILD_AFTER_WASTED)
-		return false;
-	if (lm->settle_due)
-		settle(lm);
-	return true;
+	return line_done(lm, useful);
 }

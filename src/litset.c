@@ -748,6 +748,29 @@ litset_line_each(const struct litset *ls, const char *line, size_t len,
 }
 
 size_t
+litset_alone(const struct litset *ls, const char *text, size_t len)
+{
+	size_t at = SIZE_MAX;
+	unsigned first = len ? fold((unsigned char)text[0]) : 0;
+
+	for (size_t i = 0; i < ls->nlits && len; i++) {
+		const struct lit *l = &ls->lits[i];
+		size_t common = l->len < len ? l->len : len, k = 1;
+
+		if (l->s[0] != first)
+			continue;
+		while (k < common && l->s[k] == fold((unsigned char)text[k]))
+			k++;
+		if (k < common)
+			continue;
+		if (l->len != len)
+			return SIZE_MAX;    /* one is a prefix of the other */
+		at = i;
+	}
+	return at;
+}
+
+size_t
 litset_count(const struct litset *ls)
 {
 	return ls->nlits;

@@ -151,11 +151,12 @@ window_neighbours(const struct window *w, size_t start, size_t end, size_t limit
  * rebuilt set a block late): an extra candidate line only finds no hits.
  */
 static size_t
-next_hit(struct window *w, size_t pos, size_t region_end, size_t *lit)
+next_hit(struct window *w, size_t pos, size_t region_end, size_t *lit, bool *alone)
 {
 	uint64_t f, fend;
 
 	*lit = SIZE_MAX;
+	*alone = false;
 	if (w->every_line)
 		return pos;
 	if (!w->scout || pos < w->map_from)
@@ -166,7 +167,7 @@ next_hit(struct window *w, size_t pos, size_t region_end, size_t *lit)
 		uint64_t at, covered;
 		size_t o;
 
-		switch (scout_ask(w->scout, f, fend, &at, &covered)) {
+		switch (scout_ask(w->scout, f, fend, &at, &covered, alone)) {
 		case SCOUT_FOUND:
 			return (size_t)(at - w->map_delta);
 		case SCOUT_YOURS:
@@ -212,9 +213,11 @@ scan_lines(struct window *w, size_t pos, size_t region_end, size_t limit)
 {
 	while (pos < region_end) {
 		size_t h, ls, le, lit;
+		enum scout_line kind;
 		const char *nl;
+		bool alone;
 
-		h = next_hit(w, pos, region_end, &lit);
+		h = next_hit(w, pos, region_end, &lit, &alone);
 		if (h >= region_end) {
 			w->lineno += count_newlines(w->buf + pos, region_end - pos);
 			break;
@@ -223,8 +226,10 @@ scan_lines(struct window *w, size_t pos, size_t region_end, size_t limit)
 		ls = nl ? (size_t)(nl - w->buf) + 1 : pos;
 		le = (size_t)(find_nl(w->buf + h, region_end - h) - w->buf);
 		w->lineno += count_newlines(w->buf + pos, ls - pos) + 1;
-		if (!scout_skip_line(w->pf, &w->skip, w->buf, region_end, ls, h, lit, le))
-			w->on_line(w->arg, w, ls, le, limit, w->lineno);
+		kind = alone ? SCOUT_LINE_ALONE :
+		       scout_line_kind(w->pf, &w->skip, w->buf, region_end, ls, h, lit, le);
+		if (kind != SCOUT_LINE_SKIP)
+			w->on_line(w->arg, w, ls, le, limit, w->lineno, kind == SCOUT_LINE_ALONE);
 		pos = le + 1;
 	}
 }
@@ -239,7 +244,7 @@ handle_cut_line(struct window *w, size_t start)
 	w->long_lines++;
 	w->lineno++;
 	w->buf[end] = '\n';
-	w->on_line(w->arg, w, start, end, end, w->lineno);
+	w->on_line(w->arg, w, start, end, end, w->lineno, false);
 	w->buf[end] = saved;
 }
 

@@ -71,6 +71,8 @@ struct linematch {
 	bool settle_due;            /* something hit since the last settle */
 	size_t since_settle;        /* candidate lines since then */
 	size_t live_gen, built_gen; /* changes to what the prefilter must find; at the last build */
+	const struct litset *skip_pf; /* the set linematch_skip() last answered for, and how */
+	struct scout_skip skip;
 };
 
 /*
@@ -98,19 +100,21 @@ struct litset *linematch_prefilter(const struct ruleset *rs, const struct linema
  * no such literal of its own (another literal shares its start), and in
  * an exhaustive reading.
  */
-struct scout_skip linematch_skip(const struct linematch *lm, const struct litset *pf);
+struct scout_skip linematch_skip(struct linematch *lm, const struct litset *pf);
 
 /* Build lm's prefilter, choosing rare windows from sample[0..len) (may be
  * empty). Does nothing when it is built already. */
 void linematch_build(struct linematch *lm, const char *sample, size_t len);
 
 /*
- * One candidate line of w (the arguments of window_line_fn). Returns true
+ * One candidate line of w (the arguments of window_line_fn; alone: the
+ * line holds the `File "` of linematch_skip() and no other literal, so it
+ * is not searched again). Returns true
  * when the prefilter should be rebuilt without the patterns that have hit
  * or gone quiet: many candidate lines since the last build ran nothing.
  */
 bool linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
-		    size_t limit, size_t lineno);
+		    size_t limit, size_t lineno, bool alone);
 
 /*
  * Rebuild the prefilter from what can still change the verdict (sample as

@@ -90,9 +90,10 @@ walk_with_scout(struct scout *s, const struct litset *ls, const char *b, size_t 
 	while (pos < len && n < max) {
 		uint64_t f = pos, at, covered;
 		size_t h = len;
+		bool alone;
 
 		while (f < len) {
-			enum scout_answer a = scout_ask(s, f, len, &at, &covered);
+			enum scout_answer a = scout_ask(s, f, len, &at, &covered, &alone);
 
 			answered[a]++;
 			if (a == SCOUT_FOUND) {
@@ -225,8 +226,10 @@ test_walk(void)
 	{
 		struct scout *s = scout_start(fd, 12, len + (8u << 20), make_set(NLITS, b, 1u << 20), NULL);
 		uint64_t at, covered;
+		bool alone;
 
-		CHECK(scout_ask(s, len + (7u << 20), len + (8u << 20), &at, &covered) == SCOUT_YOURS);
+		CHECK(scout_ask(s, len + (7u << 20), len + (8u << 20), &at, &covered, &alone) ==
+		      SCOUT_YOURS);
 		scout_stop(s);
 	}
 	scout_stop(NULL);
