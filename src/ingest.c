@@ -190,6 +190,9 @@ ingest_trim(const char *line, size_t *len)
 		size_t rest = n - off, k;
 
 		again = false;
+		/* every decoration starts with one of these: most lines leave at once */
+		if (!rest || !(isdigit((unsigned char)s[0]) || strchr("E([SIWFDC", s[0])))
+			break;
 		if (rest >= 3 && s[0] == 'E' && s[1] == ' ') {
 			k = 1;
 			while (k < rest && s[k] == ' ')
@@ -211,8 +214,18 @@ ingest_trim(const char *line, size_t *len)
 	return off;
 }
 
-/* Does [p, end) start with the string literal m? (m's length is known to the compiler) */
-#define AT(p, end, m) ((size_t)((end) - (p)) >= sizeof(m) - 1 && memcmp((p), (m), sizeof(m) - 1) == 0)
+/* Do the n bytes at p equal m? A loop, not memcmp: most tests fail at once. */
+static inline bool
+same(const char *p, const char *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != m[i])
+			return false;
+	return true;
+}
+
+/* Does [p, end) start with the string literal m? */
+#define AT(p, end, m) ((size_t)((end) - (p)) >= sizeof(m) - 1 && same((p), (m), sizeof(m) - 1))
 
 /*
  * One pass over the path, looking only at its slashes: every marker but
@@ -236,9 +249,9 @@ ingest_is_library_path(const char *path, size_t len)
 		if (p > path && p[-1] == 's') {
 			size_t before = (size_t)(p + 1 - path);
 
-			if ((before >= 14 && (memcmp(p - 13, "site-packages/", 14) == 0 ||
-					      memcmp(p - 13, "dist-packages/", 14) == 0)) ||
-			    (before >= 9 && memcmp(p - 8, "runfiles/", 9) == 0))
+			if ((before >= 14 && (same(p - 8, "packages", 8) &&
+					      (same(p - 13, "site-", 5) || same(p - 13, "dist-", 5)))) ||
+			    (before >= 9 && same(p - 8, "runfiles", 8)))
 				return true;
 		}
 		switch (p + 1 < end ? p[1] : 0) {
