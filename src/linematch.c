@@ -165,8 +165,9 @@ pattern_literals(const struct pattern *p)
 {
 	bool usable = p->lits && p->lits[0];
 
+	/* strnlen, not strlen: this runs for every pattern of every log a scan reads */
 	for (char **l = p->lits; usable && *l; l++)
-		if (strlen(*l) < RULE_MIN_LITERAL)
+		if (strnlen(*l, RULE_MIN_LITERAL) < RULE_MIN_LITERAL)
 			usable = false;
 	return usable ? p->lits : p->rule ? p->rule->literals : NULL;
 }
@@ -357,6 +358,89 @@ record_hit(struct linematch *lm, const struct pattern *p, const char *subj, size
 	}
 }
 
+static bool
+blank(unsigned char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static unsigned char
+fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
+}
+
+/* Is x (lower case, m bytes) at s, ASCII case aside? */
+static bool
+folded_at(const char *s, const char *x, size_t m)
+{
+	for (size_t k = 0; k < m; k++)
+		if (fold((unsigned char)s[k]) != (unsigned char)x[k])
+			return false;
+	return true;
+}
+
+typedef unsigned char byte16 __attribute__((vector_size(16)));
+
+/*
+ * Does s[0..n) hold the lower-case string x, ASCII case aside? The first
+ * byte is looked for 16 at a time (GCC vector extension, as in window.c's
+ * newline count): subjects are joins of up to seven lines, tried for
+ * every pattern with a lookahead.
+ */
+static bool
+letter(unsigned char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+static bool
+holds(const char *s, size_t n, const char *x)
+{
+	size_t m = strlen(x), i = 0;
+	unsigned char c = (unsigned char)x[0], d = m > 1 ? (unsigned char)x[1] : 0;
+	byte16 want, want2, low, low2;
+
+	if (m < 2)
+		return true;    /* not worth a search: say it may be there */
+	if (m > n)
+		return false;
+	/* the first two bytes at once: "e" alone is on every line */
+	memset(&want, c, sizeof(want));
+	memset(&want2, d, sizeof(want2));
+	memset(&low, letter(c) ? 0x20 : 0, sizeof(low));
+	memset(&low2, letter(d) ? 0x20 : 0, sizeof(low2));
+	for (; i + 17 <= n - m + 2; i += 16) {
+		byte16 v, v2, eq;
+		uint64_t a, b;
+
+		memcpy(&v, s + i, 16);
+		memcpy(&v2, s + i + 1, 16);
+		eq = (byte16)((v | low) == want) & (byte16)((v2 | low2) == want2);
+		memcpy(&a, &eq, 8);
+		memcpy(&b, (char *)&eq + 8, 8);
+		if (!(a | b))
+			continue;
+		for (size_t k = 0; k < 16; k++)
+			if (eq[k] && folded_at(s + i + k, x, m))
+				return true;
+	}
+	for (; i + m <= n; i++)
+		if (fold((unsigned char)s[i]) == c && folded_at(s + i, x, m))
+			return true;
+	return false;
+}
+
+/* Does s[0..n) hold one of the (lower-case) strings of v, ASCII case aside? */
+static bool
+holds_any(const char *s, size_t n, char *const *v)
+{
+	for (; *v; v++)
+		if (holds(s, n, *v))
+			return true;
+	return false;
+}
+
 /*
  * Try one pattern on a subject made of npieces lines starting at `starts`
  * (one piece for a plain line), the first of them line `lineno`, piece
@@ -373,6 +457,10 @@ try_pattern_at(struct linematch *lm, const struct pattern *p, const char *subj, 
 	size_t own_end = own + 1 < npieces ? starts[own + 1] : len;
 
 	lm->work++;
+	/* a subject without what its lookahead requires cannot match: the
+	 * fallback tier's (?=.*?(?:Error|...)) on a line or join with none */
+	if (!lm->exhaustive && p->ahead && p->ahead[0] && !holds_any(subj, len, p->ahead))
+		return false;
 	switch (matcher_exec(lm->mt, p->index, p->m, subj, len, &ms, &me)) {
 	case MATCH_YES:
 		if (ms >= own_end || me <= starts[own])
@@ -490,18 +578,6 @@ run_pattern(struct linematch *lm, size_t id, struct line_ctx *l)
 	if (!try_pattern_at(lm, p, l->s, l->n, l->lineno, whole, 1, 0) && p->rule)
 		try_joined(lm, p, l);
 	return true;
-}
-
-static bool
-blank(unsigned char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static unsigned char
-fold(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
 }
 
 /*

@@ -51,6 +51,8 @@ struct lp {
 	int depth;
 	bool inq;            /* inside \Q...\E */
 	bool bail;           /* refused syntax: no literal for the pattern */
+	bool top_alt;        /* a '|' at the top level */
+	struct sset *ahead;  /* the best requirement of a top-level (?=...) or (?<=...) */
 };
 
 static int
@@ -790,14 +792,26 @@ parse_group_body(struct lp *lp, struct info *in)
 	lp->p++;
 }
 
-/* A lookaround: its content is parsed to find its end, then ignored. */
+/*
+ * A lookaround: its content is parsed to find its end, then ignored for
+ * the pattern's own literals (it consumes nothing). A positive one at the
+ * top level is still a requirement on the subject: literal_extract_ahead().
+ */
 static void
-parse_lookaround(struct lp *lp, struct info *in)
+parse_lookaround(struct lp *lp, struct info *in, bool positive)
 {
 	struct info tmp;
+	bool top = lp->depth == 0;
 
 	memset(&tmp, 0, sizeof(tmp));
 	parse_group_body(lp, &tmp);
+	/* a quantified one ((?=x)?) may be skipped: no requirement */
+	if (positive && top && !lp->bail && !at_quant(lp->p) && tmp.req &&
+	    req_better(tmp.req, lp->ahead)) {
+		sset_free(lp->ahead);
+		lp->ahead = tmp.req;
+		tmp.req = NULL;
+	}
 	info_release(&tmp);
 	info_empty(in);
 }
@@ -828,7 +842,7 @@ parse_group(struct lp *lp, struct info *in)
 		return;
 	case '=': case '!': case '*':
 		lp->p = p + 1;
-		parse_lookaround(lp, in);
+		parse_lookaround(lp, in, *p == '=');
 		return;
 	case '#':
 		if (!(lp->p = skip_past(p, ')'))) {
@@ -841,7 +855,7 @@ parse_group(struct lp *lp, struct info *in)
 	case '<':
 		if (p[1] == '=' || p[1] == '!' || p[1] == '*') {
 			lp->p = p + 2;
-			parse_lookaround(lp, in);
+			parse_lookaround(lp, in, p[1] == '=');
 			return;
 		}
 		lp->p = p + 1;
@@ -1120,6 +1134,7 @@ parse_alt(struct lp *lp, struct info *out)
 
 	parse_seq(lp, out);
 	while (!lp->bail && *lp->p == '|') {
+		lp->top_alt |= lp->depth == 0;
 		lp->p++;
 		parse_seq(lp, &b);
 		memset(&m, 0, sizeof(m));
@@ -1161,27 +1176,72 @@ sset_minimize(struct sset *s)
 	s->n = k;
 }
 
+/* Hand the strings of set over as a new NULL-terminated list; *n their count. */
+static char **
+take_list(struct sset *set, size_t *n)
+{
+	size_t cnt = set ? set->n : 0;
+	char **list = xmalloc((cnt + 1) * sizeof(*list));
+
+	for (size_t i = 0; i < cnt; i++)
+		list[i] = set->v[i];
+	list[cnt] = NULL;
+	if (set)
+		set->n = 0;
+	*n = cnt;
+	return list;
+}
+
+static void
+parse_pattern(struct lp *lp, struct info *top)
+{
+	/* Leading option settings such as (*UTF) or (*LIMIT_MATCH=100). */
+	while (lp->p[0] == '(' && lp->p[1] == '*') {
+		const char *q = lp->p + 2;
+
+		while ((*q >= 'A' && *q <= 'Z') || is_digit(*q) || *q == '_' || *q == '=')
+			q++;
+		if (*q != ')' || q == lp->p + 2)
+			break;
+		lp->p = q + 1;
+	}
+	parse_alt(lp, top);
+	if (!lp->bail && *lp->p != '\0')
+		lp->bail = true;
+}
+
+int
+literal_extract_ahead(const char *pattern, char ***out, size_t *n)
+{
+	struct lp lp = { pattern, 0, false, false, false, NULL };
+	struct info top;
+	size_t cnt;
+
+	parse_pattern(&lp, &top);
+	info_release(&top);
+	if (lp.bail || lp.top_alt) {
+		sset_free(lp.ahead);
+		lp.ahead = NULL;
+	}
+	if (lp.ahead)
+		sset_minimize(lp.ahead);
+	*out = take_list(lp.ahead, &cnt);
+	sset_free(lp.ahead);
+	if (n)
+		*n = cnt;
+	return (int)cnt;
+}
+
 int
 literal_extract(const char *pattern, char ***out, size_t *n)
 {
-	struct lp lp = { pattern, 0, false, false };
+	struct lp lp = { pattern, 0, false, false, false, NULL };
 	struct info top;
 	char **list;
 	size_t cnt = 0;
 
-	/* Leading option settings such as (*UTF) or (*LIMIT_MATCH=100). */
-	while (lp.p[0] == '(' && lp.p[1] == '*') {
-		const char *q = lp.p + 2;
-
-		while ((*q >= 'A' && *q <= 'Z') || is_digit(*q) || *q == '_' || *q == '=')
-			q++;
-		if (*q != ')' || q == lp.p + 2)
-			break;
-		lp.p = q + 1;
-	}
-	parse_alt(&lp, &top);
-	if (!lp.bail && *lp.p != '\0')
-		lp.bail = true;
+	parse_pattern(&lp, &top);
+	sset_free(lp.ahead);
 	if (!lp.bail && top.req) {
 		sset_minimize(top.req);
 		cnt = top.req->n;

@@ -32,6 +32,17 @@
  */
 int literal_extract(const char *pattern, char ***out, size_t *n);
 
+/*
+ * The same for what a positive lookaround at the top level of `pattern`
+ * requires (the longest-lasting one when there are several): every subject
+ * the pattern matches contains one of these strings somewhere, though no
+ * match needs to. An empty list when the pattern has none, or a '|' at its
+ * top level. For `^(?=.*?(?:Error|failed)).*?\bvmem\b` literal_extract()
+ * gives "vmem" and this "error" and "failed": a line (or a join of lines)
+ * without either cannot match, and need not be tried.
+ */
+int literal_extract_ahead(const char *pattern, char ***out, size_t *n);
+
 /* Free a list returned by literal_extract(). NULL is fine. */
 void literal_list_free(char **list);
 

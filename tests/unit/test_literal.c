@@ -471,9 +471,54 @@ test_random(void)
 	CHECK(with > total / 2);
 }
 
+/* The lookahead literals, joined with '|'. */
+static char *
+ahead(const char *pattern)
+{
+	static char out[1024];
+	char **list;
+	size_t n, len = 0;
+
+	CHECK_INTEQ(literal_extract_ahead(pattern, &list, &n), (long long)n);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(list[i]);
+
+		if (len + l + 2 < sizeof(out)) {
+			if (i)
+				out[len++] = '|';
+			memcpy(out + len, list[i], l + 1);
+			len += l;
+		}
+	}
+	CHECK(list[n] == NULL);
+	literal_list_free(list);
+	return out;
+}
+
+/* What a top-level positive lookaround requires, and where it does not count. */
+static void
+test_ahead(void)
+{
+	/* the fallback tier's shape: the word is the literal, the error the lookahead's */
+	CHECK_STREQ(lits("(?i)^(?=.*?(?:Error|Exception|failed)).*?\\b(?P<w>vmem|smem)\\b"), "vmem|smem");
+	CHECK_STREQ(ahead("(?i)^(?=.*?(?:Error|Exception|failed)).*?\\b(?P<w>vmem|smem)\\b"),
+		    "error|exception|failed");
+	CHECK_STREQ(ahead("abc(?<=xabc)def"), "xabc");
+	/* none, or not required of every match */
+	CHECK_STREQ(ahead("abc"), "");
+	CHECK_STREQ(ahead("abc(?!xyz)"), "");
+	CHECK_STREQ(ahead("(?=xyz)abc|def"), "");
+	CHECK_STREQ(ahead("(?:(?=xyz)abc)?def"), "");
+	CHECK_STREQ(ahead("(?:a|(?=xyz))def"), "");
+	CHECK_STREQ(ahead("(?=xyz)?def"), "");
+	CHECK_STREQ(ahead("(?=.*)def"), "");
+}
+
 int
 main(void)
 {
+	test_ahead();
 	test_realistic();
 	test_shapes();
 	test_optional();

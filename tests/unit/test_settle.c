@@ -262,6 +262,36 @@ test_wrapped_late(const struct ruleset *rs)
 	buf_release(&b);
 }
 
+/*
+ * The fallback tier's lookahead patterns are tried only on subjects that
+ * hold what the lookahead needs: its error word on the line, on a
+ * neighbour, in capitals, at the very end of a join.
+ */
+static void
+test_lookahead_words(const struct ruleset *rs)
+{
+	struct buf b = BUF_INIT;
+	char *json;
+
+	add(&b, "    out = pl.pallas_call(kernel, out_shape=o)(x)\n");
+	add(&b, "  the kernel is out of memory in its scratch buffers and then\n");
+	add(&b, "    ran into a problem RUNTIMEERROR\n");
+	filler(&b, 3000);
+	add(&b, "note: the vmem budget of 16M is too large for\n");
+	add(&b, "  this chip, see above; FAILED\n");
+	json = check_same(rs, "lookahead words", &b, true);
+	CHECK(has(json, "\"rule\": \"fallback.capacity-words\""));
+	free(json);
+	/* a line shorter than one 16-byte step, its word at its very end */
+	buf_reset(&b);
+	add(&b, "    out = pl.pallas_call(kernel, out_shape=o)(x)\n");
+	add(&b, "ran out: FAILED\n");
+	json = check_same(rs, "a short line", &b, false);
+	CHECK(has(json, "\"rule\": \"fallback.capacity-words\""));
+	free(json);
+	buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -273,6 +303,7 @@ main(void)
 	test_errors_after_a_rule(rs);
 	test_user_frame(rs);
 	test_wrapped_late(rs);
+	test_lookahead_words(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }
