@@ -15,15 +15,13 @@
 
 #define ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The literals of pattern joined with '|', in the order returned. */
+/* A literal list joined with '|' (freed), in the order returned. */
 static char *
-lits(const char *pattern)
+joined(char **list, size_t n)
 {
 	static char out[4096];
-	char **list;
-	size_t n, len = 0;
+	size_t len = 0;
 
-	CHECK_INTEQ(literal_extract(pattern, &list, &n), (long long)n);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(list[i]);
@@ -38,6 +36,17 @@ lits(const char *pattern)
 	CHECK(list[n] == NULL);
 	literal_list_free(list);
 	return out;
+}
+
+/* The literals of pattern joined with '|', in the order returned. */
+static char *
+lits(const char *pattern)
+{
+	char **list;
+	size_t n;
+
+	CHECK_INTEQ(literal_extract(pattern, &list, &n), (long long)n);
+	return joined(list, n);
 }
 
 static void
@@ -475,25 +484,11 @@ test_random(void)
 static char *
 ahead(const char *pattern)
 {
-	static char out[1024];
 	char **list;
-	size_t n, len = 0;
+	size_t n;
 
 	CHECK_INTEQ(literal_extract_ahead(pattern, &list, &n), (long long)n);
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(list[i]);
-
-		if (len + l + 2 < sizeof(out)) {
-			if (i)
-				out[len++] = '|';
-			memcpy(out + len, list[i], l + 1);
-			len += l;
-		}
-	}
-	CHECK(list[n] == NULL);
-	literal_list_free(list);
-	return out;
+	return joined(list, n);
 }
 
 /* What a top-level positive lookaround requires, and where it does not count. */

@@ -22,26 +22,8 @@
 #include "pt/diagnosis.h"
 #include "pt/json.h"
 #include "pt/rules.h"
+#include "rules_fixture.h"
 #include "test.h"
-
-static struct ruleset *
-load_shipped(void)
-{
-	const char *src = getenv("SRC");
-	char path[4096];
-	struct diag d = DIAG_INIT;
-	struct pt_err err = PT_ERR_INIT;
-	struct ruleset *rs = ruleset_new();
-
-	snprintf(path, sizeof(path), "%s/rules", src ? src : ".");
-	if (ruleset_load_dir(rs, path, NULL, &d, &err) < 0 || ruleset_finish(rs, &d) < 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "%s\n", err.msg);
-		exit(2);
-	}
-	diag_release(&d);
-	return rs;
-}
 
 static void PT_PRINTF(2, 3)
 add(struct buf *b, const char *fmt, ...)
@@ -295,7 +277,7 @@ test_lookahead_words(const struct ruleset *rs)
 int
 main(void)
 {
-	struct ruleset *rs = load_shipped();
+	struct ruleset *rs = load_rules_of("rules");
 
 	test_early_rule_later_error(rs);
 	test_fallback_then_specific(rs);
