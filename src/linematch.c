@@ -712,9 +712,10 @@ pieces_fit(struct line_ctx *l, size_t id)
 		if (!has_id(ids, nids, piece_id(lm->rs, id)) || l->pieces[k].pos < off ||
 		    q + tl > l->n)
 			continue;
-		for (char **lit = pattern_literals(p); lit && *lit; lit++, cuts += 2) {
+		const size_t *cut = cuts;
+
+		for (char **lit = pattern_literals(p); lit && *lit; lit++, cut += 2) {
 			size_t xl = strlen(*lit);
-			const size_t *cut = cuts;
 
 			if (!cut[0])
 				continue;

@@ -274,6 +274,25 @@ test_lookahead_words(const struct ruleset *rs)
 	buf_release(&b);
 }
 
+/* Two pieces of one literal on a line: the first where no wrap could have
+ * cut it, the second at the line's end, where one did; the lines after it
+ * hold no whole piece, so only this line can find the message. */
+static void
+test_second_piece(const struct ruleset *rs)
+{
+	struct buf b = BUF_INIT;
+	char *json;
+
+	add(&b, "    out = pl.pallas_call(kernel, out_shape=o)(x)\n");
+	add(&b, "ValueError: Cannot use communication, it says: Cannot use communication in\n");
+	add(&b, "  pallas_call without\n");
+	add(&b, "  shard_map.\n");
+	json = check_same(rs, "a second piece", &b, false);
+	CHECK(has(json, "\"rule\": \"sync.communication-without-shard-map\""));
+	free(json);
+	buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -286,6 +305,7 @@ main(void)
 	test_user_frame(rs);
 	test_wrapped_late(rs);
 	test_lookahead_words(rs);
+	test_second_piece(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }
