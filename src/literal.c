@@ -33,9 +33,18 @@
 #define DEPTH_MAX 64        /* group nesting */
 #define SCORE_CAP 12        /* beyond this, a literal is selective enough */
 
+/*
+ * Most sets hold one or two strings: those live in the set itself, so that
+ * a pattern's reading (a set per character, cross products per run) does
+ * not cost an allocation per push. Extraction runs for every pattern at
+ * every uncached load, and under ASan each block is kept in quarantine.
+ */
+#define SSET_INLINE 2
+
 struct sset {
-	size_t n;
-	char **v;           /* n strings, lower case, NUL-terminated */
+	size_t n, cap;
+	char **v;           /* n strings, lower case, NUL-terminated; inl or the heap */
+	char *inl[SSET_INLINE];
 };
 
 struct info {
@@ -67,7 +76,8 @@ sset_new(void)
 	struct sset *s = xmalloc(sizeof(*s));
 
 	s->n = 0;
-	s->v = NULL;
+	s->cap = SSET_INLINE;
+	s->v = s->inl;
 	return s;
 }
 
@@ -78,7 +88,8 @@ sset_free(struct sset *s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i]);
-	free(s->v);
+	if (s->v != s->inl)
+		free(s->v);
 	free(s);
 }
 
@@ -99,7 +110,15 @@ sset_push(struct sset *s, char *str)
 		free(str);
 		return;
 	}
-	s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+	if (s->n == s->cap) {
+		char **v = xmalloc(2 * s->cap * sizeof(*v));
+
+		memcpy(v, s->v, s->n * sizeof(*v));
+		if (s->v != s->inl)
+			free(s->v);
+		s->v = v;
+		s->cap *= 2;
+	}
 	s->v[s->n++] = str;
 }
 
@@ -1210,23 +1229,49 @@ parse_pattern(struct lp *lp, struct info *top)
 		lp->bail = true;
 }
 
+/*
+ * One reading of the pattern gives both lists (either out may be NULL):
+ * its required literals and what a top-level lookaround requires.
+ */
 int
-literal_extract_ahead(const char *pattern, char ***out, size_t *n)
+literal_extract_all(const char *pattern, char ***lits, size_t *nlits, char ***ahead,
+		    size_t *nahead)
 {
 	struct lp lp = { pattern, 0, false, false, false, NULL };
 	struct info top;
-	size_t cnt;
+	struct sset *req = NULL;
+	size_t cnt = 0, acnt = 0;
 
 	parse_pattern(&lp, &top);
-	info_release(&top);
+	if (!lp.bail && top.req) {
+		sset_minimize(top.req);
+		req = top.req;
+	}
 	if (lp.bail || lp.top_alt) {
 		sset_free(lp.ahead);
 		lp.ahead = NULL;
 	}
 	if (lp.ahead)
 		sset_minimize(lp.ahead);
-	*out = take_list(lp.ahead, &cnt);
+	if (lits)
+		*lits = take_list(req, &cnt);
+	if (ahead)
+		*ahead = take_list(lp.ahead, &acnt);
 	sset_free(lp.ahead);
+	info_release(&top);
+	if (nlits)
+		*nlits = cnt;
+	if (nahead)
+		*nahead = acnt;
+	return (int)cnt;
+}
+
+int
+literal_extract_ahead(const char *pattern, char ***out, size_t *n)
+{
+	size_t cnt;
+
+	literal_extract_all(pattern, NULL, NULL, out, &cnt);
 	if (n)
 		*n = cnt;
 	return (int)cnt;
@@ -1235,28 +1280,7 @@ literal_extract_ahead(const char *pattern, char ***out, size_t *n)
 int
 literal_extract(const char *pattern, char ***out, size_t *n)
 {
-	struct lp lp = { pattern, 0, false, false, false, NULL };
-	struct info top;
-	char **list;
-	size_t cnt = 0;
-
-	parse_pattern(&lp, &top);
-	sset_free(lp.ahead);
-	if (!lp.bail && top.req) {
-		sset_minimize(top.req);
-		cnt = top.req->n;
-	}
-	list = xmalloc((cnt + 1) * sizeof(*list));
-	for (size_t i = 0; i < cnt; i++)
-		list[i] = top.req->v[i];
-	list[cnt] = NULL;
-	if (cnt)
-		top.req->n = 0;
-	info_release(&top);
-	*out = list;
-	if (n)
-		*n = cnt;
-	return (int)cnt;
+	return literal_extract_all(pattern, out, n, NULL, NULL);
 }
 
 void

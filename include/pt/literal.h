@@ -43,6 +43,14 @@ int literal_extract(const char *pattern, char ***out, size_t *n);
  */
 int literal_extract_ahead(const char *pattern, char ***out, size_t *n);
 
+/*
+ * Both lists from one reading of the pattern, as literal_extract() (into
+ * *lits, *nlits) and literal_extract_ahead() (into *ahead, *nahead) give
+ * them; any out-pointer may be NULL. Returns the number of literals.
+ */
+int literal_extract_all(const char *pattern, char ***lits, size_t *nlits, char ***ahead,
+			size_t *nahead);
+
 /* Free a list returned by literal_extract(). NULL is fine. */
 void literal_list_free(char **list);
 
