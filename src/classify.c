@@ -198,13 +198,14 @@ classifier_finish(struct classifier *c, struct verdict *v)
 	linematch_build(&c->lm, NULL, 0);
 	use_prefilter(c);
 	window_advance(&c->w, true);
+	linematch_finish(&c->lm);
 	v->nlines = c->w.lineno;
 	v->nbytes = c->w.nbytes;
 	v->long_lines = c->w.long_lines;
 	v->threads = c->w.scout ? 2 : 1;
 	v->match_errors = c->lm.match_errors;
 	v->runner_up = CLASS_COUNT;
-	e.last_error = c->lm.last_error;
+	e.last_error = c->lm.last_error.len ? c->lm.last_error.data : NULL;
 	e.last_error_line = c->lm.last_error_line;
 	score_contexts(&e);
 	score_verdict(&e, v);

@@ -65,14 +65,14 @@ snap_set(struct snap_frame *f, const struct frame *src)
 	f->col = src->col;
 }
 
+/* f from a frame line known to parse (a copy of it kept by run_frame()). */
 static void
-snap_copy(struct snap_frame *dst, const struct snap_frame *src)
+snap_parse(struct snap_frame *f, const char *line, size_t len)
 {
-	snap_release(dst);
-	dst->file = src->file ? xstrdup(src->file) : NULL;
-	dst->func = src->func ? xstrdup(src->func) : NULL;
-	dst->line = src->line;
-	dst->col = src->col;
+	struct frame fr;
+
+	if (ingest_parse_py_frame(line, len, &fr))
+		snap_set(f, &fr);
 }
 
 /*
@@ -248,6 +248,8 @@ linematch_init(struct linematch *lm, const struct ruleset *rs, const struct lits
 	lm->cuts = xcalloc(lm->npat + 1, sizeof(*lm->cuts));
 	lm->ctx_state = xcalloc(rs->ncontexts + 1, sizeof(*lm->ctx_state));
 	lm->need_frames = lm->need_error = true;
+	buf_init(&lm->last_raw, 0);
+	buf_init(&lm->last_error, 0);
 	lm->waiting = xcalloc(lm->npat + 1, sizeof(*lm->waiting));
 	lm->ps = xcalloc(lm->npat + 1, sizeof(*lm->ps));
 	lm->rcaps = xcalloc(rs->nrules + 1, sizeof(*lm->rcaps));
@@ -281,7 +283,8 @@ linematch_release(struct linematch *lm)
 	buf_release(&lm->joins[1].text);
 	snap_release(&lm->last_frame);
 	snap_release(&lm->loc_frame);
-	free(lm->last_error);
+	buf_release(&lm->last_raw);
+	buf_release(&lm->last_error);
 	memset(lm, 0, sizeof(*lm));
 }
 
@@ -340,7 +343,8 @@ record_hit(struct linematch *lm, const struct pattern *p, const char *subj, size
 	st->mstart = ms - show < keep ? ms - show : keep;
 	st->mend = me - show < keep ? me - show : keep;
 	st->text = dup_visible(subj + show, keep, &st->mstart, &st->mend);
-	snap_copy(&st->where, &lm->last_frame);
+	if (lm->last_raw.len)
+		snap_parse(&st->where, lm->last_raw.data, lm->last_raw.len);
 	if (!st->where.file)
 		lm->waiting[lm->nwaiting++] = p->index;
 	for (size_t i = 0; i < nnames; i++) {
@@ -748,6 +752,28 @@ run_piece(struct linematch *lm, size_t id, struct line_ctx *l)
 	return true;
 }
 
+/*
+ * A Python frame line: a user's frame becomes the last frame (a copy of the
+ * line, in a buffer that is reused: parsed into a struct snap_frame only
+ * for a hit and at the end; a Pallas log has a user frame every 25 lines).
+ * user: the walk has found it a user's frame already (alone).
+ */
+static void
+run_frame(struct linematch *lm, const struct line_ctx *l, bool user)
+{
+	struct frame f;
+
+	if (!ingest_parse_py_frame(l->s, l->n, &f) ||
+	    (!user && ingest_is_library_path(f.file, f.file_len)))
+		return;
+	buf_reset(&lm->last_raw);
+	buf_add(&lm->last_raw, l->s, l->n);
+	/* An error printed before its traceback (JaxStackTraceBeforeTransformation)
+	 * takes the deepest user frame of the traceback that follows it. */
+	for (size_t i = 0; i < lm->nwaiting; i++)
+		snap_set(&lm->ps[lm->waiting[i]].where, &f);
+}
+
 static void
 run_aux(struct linematch *lm, size_t aux, const struct line_ctx *l)
 {
@@ -755,16 +781,10 @@ run_aux(struct linematch *lm, size_t aux, const struct line_ctx *l)
 
 	switch (aux) {
 	case AUX_PY_FRAME:
-		if (!ingest_parse_py_frame(l->s, l->n, &f) || ingest_is_library_path(f.file, f.file_len))
-			break;
-		snap_set(&lm->last_frame, &f);
-		/* An error printed before its traceback (JaxStackTraceBeforeTransformation)
-		 * takes the deepest user frame of the traceback that follows it. */
-		for (size_t i = 0; i < lm->nwaiting; i++)
-			snap_set(&lm->ps[lm->waiting[i]].where, &f);
+		run_frame(lm, l, false);
 		break;
 	case AUX_TRACEBACK:
-		snap_release(&lm->last_frame);
+		buf_reset(&lm->last_raw);
 		for (size_t i = 0; i < lm->nwaiting;)
 			if (lm->ps[lm->waiting[i]].where.file)
 				lm->waiting[i] = lm->waiting[--lm->nwaiting];
@@ -778,8 +798,9 @@ run_aux(struct linematch *lm, size_t aux, const struct line_ctx *l)
 		}
 		break;
 	default:
-		free(lm->last_error);
-		lm->last_error = xstrndup(l->s, l->n < EVIDENCE_MAX_TEXT ? l->n : EVIDENCE_MAX_TEXT);
+		/* kept in a buffer that is reused: error lines come by thousands */
+		buf_reset(&lm->last_error);
+		buf_add(&lm->last_error, l->s, l->n < EVIDENCE_MAX_TEXT ? l->n : EVIDENCE_MAX_TEXT);
 		lm->last_error_line = l->lineno;
 		break;
 	}
@@ -793,6 +814,14 @@ frame_line_quiet(const char *line, size_t len)
 	struct frame f;
 
 	return !ingest_parse_py_frame(line + off, n, &f) || ingest_is_library_path(f.file, f.file_len);
+}
+
+void
+linematch_finish(struct linematch *lm)
+{
+	snap_release(&lm->last_frame);
+	if (lm->last_raw.len)
+		snap_parse(&lm->last_frame, lm->last_raw.data, lm->last_raw.len);
 }
 
 struct scout_skip
@@ -911,7 +940,7 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 		/* a user's frame: what the search of the line would come to */
 		useful = aux_live(lm, AUX_PY_FRAME);
 		if (useful)
-			run_aux(lm, AUX_PY_FRAME, &l);
+			run_frame(lm, &l, true);
 		return line_done(lm, useful);
 	}
 	memset(lm->hits, 0, lm->hits_len);

@@ -50,10 +50,12 @@ struct linematch {
 	struct vars *rcaps;         /* per rule: captures of its first hits */
 	struct vars env;            /* facts */
 	struct join joins[2];       /* the candidate line's joins: forward, both ways */
-	struct snap_frame last_frame, loc_frame;
+	struct buf last_raw;        /* the last user frame's line, or empty (run_frame()) */
+	struct snap_frame last_frame; /* it, parsed, after linematch_finish() */
+	struct snap_frame loc_frame;
 	size_t *waiting;            /* hit patterns whose traceback comes after them */
 	size_t nwaiting;
-	char *last_error;
+	struct buf last_error;      /* the last error-looking line, or empty */
 	size_t last_error_line;
 	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
 	size_t work;                /* candidate lines, plus patterns run on lines and joins */
@@ -115,6 +117,9 @@ void linematch_build(struct linematch *lm, const char *sample, size_t len);
  */
 bool linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
 		    size_t limit, size_t lineno, bool alone);
+
+/* After the last line: fills last_frame. */
+void linematch_finish(struct linematch *lm);
 
 /*
  * Rebuild the prefilter from what can still change the verdict (sample as
