@@ -42,8 +42,7 @@ struct line_ctx {
 	bool have_neighbours;       /* prev/next are computed on first need */
 	struct join_piece prev[JOIN_LINES], next[JOIN_LINES];  /* nearest first */
 	size_t nprev, nnext;
-	bool have_pieces;           /* pieces[] are found on first need */
-	struct piece_at pieces[LINE_MAX_PIECES];
+	struct piece_at pieces[LINE_MAX_PIECES];  /* found with the line's literals */
 	size_t npieces;             /* LINE_MAX_PIECES + 1: too many to keep */
 };
 
@@ -632,24 +631,6 @@ piece_fits(const char *s, size_t n, size_t q, size_t m, const char *x, size_t xl
 	return k == xl || blank((unsigned char)x[k]);
 }
 
-static void
-keep_piece(void *arg, size_t lit, size_t pos)
-{
-	struct line_ctx *l = arg;
-	const struct litset *pf = l->lm->pf;
-	size_t nids, first = l->lm->npat + AUX_COUNT;
-	const unsigned *ids = litset_ids(pf, lit, &nids);
-	bool piece = false;
-
-	for (size_t i = 0; i < nids; i++)
-		piece |= ids[i] >= first;
-	if (!piece || l->npieces > LINE_MAX_PIECES)
-		return;
-	if (l->npieces < LINE_MAX_PIECES)
-		l->pieces[l->npieces] = (struct piece_at){ lit, pos };
-	l->npieces++;
-}
-
 static bool
 has_id(const unsigned *ids, size_t n, unsigned id)
 {
@@ -701,10 +682,6 @@ pieces_fit(struct line_ctx *l, size_t id)
 	const size_t *cuts = pattern_cuts(lm, id);
 	size_t off = (size_t)(l->s - l->raw);
 
-	if (!l->have_pieces) {
-		litset_line_each(lm->pf, l->raw, off + l->n, keep_piece, l);
-		l->have_pieces = true;
-	}
 	if (l->npieces > LINE_MAX_PIECES)
 		return true;
 	for (size_t k = 0; k < l->npieces; k++) {
@@ -923,6 +900,50 @@ line_done(struct linematch *lm, bool useful)
 	return true;
 }
 
+/*
+ * Every literal occurrence on the line, in one walk of it: each id once
+ * into lm->ids (its bit in lm->hits set), and the wrap pieces' places
+ * into l->pieces for pieces_fit().
+ */
+static void
+collect(void *arg, size_t lit, size_t pos)
+{
+	struct line_ctx *l = arg;
+	struct linematch *lm = l->lm;
+	size_t nids, first = lm->npat + AUX_COUNT;
+	const unsigned *ids = litset_ids(lm->pf, lit, &nids);
+	bool piece = false;
+
+	for (size_t i = 0; i < nids; i++) {
+		unsigned id = ids[i];
+		unsigned char bit = (unsigned char)(1u << (id & 7));
+
+		piece |= id >= first;
+		if (lm->hits[id >> 3] & bit)
+			continue;
+		lm->hits[id >> 3] |= bit;
+		lm->ids[lm->nids++] = id;
+	}
+	if (!piece || l->npieces > LINE_MAX_PIECES)
+		return;
+	if (l->npieces < LINE_MAX_PIECES)
+		l->pieces[l->npieces] = (struct piece_at){ lit, pos };
+	l->npieces++;
+}
+
+/* The ids in increasing order, as a scan of the bitmap gave them. */
+static void
+sort_ids(size_t *ids, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		size_t v = ids[i], k = i;
+
+		for (; k > 0 && ids[k - 1] > v; k--)
+			ids[k] = ids[k - 1];
+		ids[k] = v;
+	}
+}
+
 bool
 linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
 	       size_t limit, size_t lineno, bool alone)
@@ -943,15 +964,10 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 			run_frame(lm, &l, true);
 		return line_done(lm, useful);
 	}
-	memset(lm->hits, 0, lm->hits_len);
-	litset_line_hits(lm->pf, w->buf + start, end - start, lm->hits);
-	for (size_t k = 0; k < lm->hits_len; k += 8) {
-		uint64_t bits;
-
-		memcpy(&bits, lm->hits + k, sizeof(bits));
-		for (; bits; bits &= bits - 1)
-			lm->ids[nids++] = k * 8 + (size_t)__builtin_ctzll(bits);
-	}
+	lm->nids = 0;
+	litset_line_each(lm->pf, w->buf + start, end - start, collect, &l);
+	nids = lm->nids;
+	sort_ids(lm->ids, nids);
 	/* Patterns first, so an evidence line is tied to the frame seen before it. */
 	for (size_t i = 0; i < nids; i++) {
 		size_t id = lm->ids[i];
@@ -970,5 +986,7 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 			run_aux(lm, lm->ids[i] - npat, &l);
 			useful = true;
 		}
+	for (size_t i = 0; i < nids; i++)
+		lm->hits[lm->ids[i] >> 3] = 0;
 	return line_done(lm, useful);
 }

@@ -43,9 +43,10 @@ struct linematch {
 	size_t npat;                /* pattern ids are 0..npat-1; the engine's own ids follow */
 	size_t *always;             /* patterns with no usable literal: tried on every line */
 	size_t nalways;
-	unsigned char *hits;        /* bitmap over all ids */
+	unsigned char *hits;        /* bitmap over all ids: the candidate line's, else clear */
 	size_t hits_len;
 	size_t *ids;                /* scratch: the ids set in hits */
+	size_t nids;
 	struct pat_state *ps;       /* one per ruleset pattern */
 	struct vars *rcaps;         /* per rule: captures of its first hits */
 	struct vars env;            /* facts */
