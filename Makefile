@@ -98,7 +98,7 @@ demo:
 test:
 	@sh tests/deps.sh install test
 	@$(MAKE) --no-print-directory test-run
-test-run: lint all $(UNITS)
+test-run: lint all $(UNITS) $(BUILD)/perf/verdict_same
 	PT=$(CURDIR)/$(BUILD)/pallas-triage BUILD=$(BUILD) sh tests/run.sh
 
 check:
@@ -114,7 +114,7 @@ check-curl: $(BUILD)/pallas-triage-curl
 
 # The threaded code (the scout, scan's workers) under ThreadSanitizer.
 check-threads:
-	$(MAKE) BUILD=build-tsan SAN=thread all build-tsan/tests/test_scout
+	$(MAKE) BUILD=build-tsan SAN=thread all build-tsan/tests/test_scout build-tsan/perf/verdict_same
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_scout
 	TSAN_OPTIONS=halt_on_error=1 PT=$(CURDIR)/build-tsan/pallas-triage BUILD=build-tsan \
 	  sh tests/run.sh scout
@@ -145,10 +145,10 @@ fuzz: all
 # to $(BUILD)/perf-data unless BENCH_DATA says otherwise.
 bench:
 	@sh tests/deps.sh install bench
-	@$(MAKE) --no-print-directory all $(BUILD)/perf/litset_bench
+	@$(MAKE) --no-print-directory all $(BUILD)/perf/litset_bench $(BUILD)/perf/verdict_same
 	BENCH_DATA=$${BENCH_DATA:-$(CURDIR)/$(BUILD)/perf-data} \
 	  sh tests/perf/bench.sh $(CURDIR)/$(BUILD)/pallas-triage
-$(BUILD)/perf/litset_bench: tests/perf/litset_bench.c $(BUILD)/libpt.a
+$(BUILD)/perf/%: tests/perf/%.c $(BUILD)/libpt.a
 	@mkdir -p $(@D)
 	$(COMPILE) $(LDFLAGS) -o $@ $< $(BUILD)/libpt.a $(PT_LDLIBS) $(LDLIBS)
 

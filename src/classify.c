@@ -26,29 +26,41 @@ struct classifier {
 	size_t nasserted;
 	bool *ctx_held;             /* after finish: per ruleset context */
 	double *ctx_score;
+	size_t *ctx_done;
 };
 
-/* The scout gets its own copy of the prefilter: sets are not shared. */
+/* The scout gets its own copy of the prefilter (sets are not shared), with
+ * the skip that goes with it. */
 static struct litset *
-prefilter_twin(const struct classifier *c)
+prefilter_twin(struct classifier *c)
 {
-	struct litset *twin = linematch_prefilter(c->rs, c->lm.ps);
+	struct litset *twin = linematch_prefilter(c->rs, &c->lm);
 
 	litset_build(twin, c->w.buf, c->w.len);
+	c->w.skip = linematch_skip(&c->lm, twin);
 	return twin;
 }
 
+/* The window walks the prefilter in use, lines that change nothing aside. */
 static void
-on_line(void *arg, struct window *w, size_t start, size_t end, size_t limit, size_t lineno)
+use_prefilter(struct classifier *c)
+{
+	c->w.pf = c->lm.pf;
+	c->w.skip = linematch_skip(&c->lm, c->lm.pf);
+}
+
+static void
+on_line(void *arg, struct window *w, size_t start, size_t end, size_t limit, size_t lineno,
+	bool alone)
 {
 	struct classifier *c = arg;
 
-	if (!linematch_line(&c->lm, w, start, end, limit, lineno) ||
+	if (!linematch_line(&c->lm, w, start, end, limit, lineno, alone) ||
 	    !linematch_rebuild(&c->lm, w->buf, w->len))
 		return;
-	w->pf = c->lm.pf;
 	if (w->scout)
 		window_update_scout(w, prefilter_twin(c));
+	use_prefilter(c);
 }
 
 static struct classifier *
@@ -59,10 +71,11 @@ classifier_create(const struct ruleset *rs, const struct litset *shared, struct 
 	c->rs = rs;
 	linematch_init(&c->lm, rs, shared, mt);
 	window_init(&c->w, on_line, c);
-	c->w.pf = c->lm.pf;
+	use_prefilter(c);
 	c->w.every_line = c->lm.nalways > 0;
 	c->ctx_held = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_held));
 	c->ctx_score = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_score));
+	c->ctx_done = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_done));
 	return c;
 }
 
@@ -90,6 +103,7 @@ classifier_free(struct classifier *c)
 	linematch_release(&c->lm);
 	free(c->ctx_held);
 	free(c->ctx_score);
+	free(c->ctx_done);
 	free(c);
 }
 
@@ -100,9 +114,9 @@ commit(struct classifier *c, size_t n)
 	window_add(&c->w, n);
 	if (!c->lm.built) {
 		linematch_build(&c->lm, c->w.buf, c->w.len);
-		c->w.pf = c->lm.pf;
 		if (c->w.scout_fd >= 0 && !c->w.every_line)
 			window_start_scout(&c->w, prefilter_twin(c));
+		use_prefilter(c);
 	}
 	window_advance(&c->w, false);
 }
@@ -132,6 +146,8 @@ classify_fd(const struct ruleset *rs, int fd, const char *name, const struct cla
 
 	if (o && o->nasserted)
 		classifier_assert_contexts(c, o->asserted, o->nasserted);
+	if (o && o->exhaustive)
+		classifier_exhaustive(c);
 	window_want_scout(&c->w, fd, o ? o->threads : 0);
 	dr.stream = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
 	for (;;) {
@@ -176,20 +192,21 @@ classifier_finish(struct classifier *c, struct verdict *v)
 		.rs = c->rs, .ps = c->lm.ps, .rcaps = c->lm.rcaps, .env = &c->lm.env,
 		.loc_frame = &c->lm.loc_frame, .last_frame = &c->lm.last_frame,
 		.asserted = c->asserted, .nasserted = c->nasserted,
-		.ctx_held = c->ctx_held, .ctx_score = c->ctx_score,
+		.ctx_held = c->ctx_held, .ctx_score = c->ctx_score, .ctx_done = c->ctx_done,
 	};
 
 	memset(v, 0, sizeof(*v));
 	linematch_build(&c->lm, NULL, 0);
-	c->w.pf = c->lm.pf;
+	use_prefilter(c);
 	window_advance(&c->w, true);
+	linematch_finish(&c->lm);
 	v->nlines = c->w.lineno;
 	v->nbytes = c->w.nbytes;
 	v->long_lines = c->w.long_lines;
 	v->threads = c->w.scout ? 2 : 1;
 	v->match_errors = c->lm.match_errors;
 	v->runner_up = CLASS_COUNT;
-	e.last_error = c->lm.last_error;
+	e.last_error = c->lm.last_error.len ? c->lm.last_error.data : NULL;
 	e.last_error_line = c->lm.last_error_line;
 	score_contexts(&e);
 	score_verdict(&e, v);
@@ -201,6 +218,7 @@ classifier_fired(const struct classifier *c, const struct rule *r)
 {
 	struct engine_result e = {
 		.rs = c->rs, .ps = c->lm.ps, .ctx_held = c->ctx_held, .ctx_score = c->ctx_score,
+		.ctx_done = c->ctx_done,
 	};
 
 	return score_rule_fired(&e, r);
@@ -219,6 +237,20 @@ classifier_assert_contexts(struct classifier *c, const struct context_assertion 
 {
 	c->asserted = a;
 	c->nasserted = n;
+	c->lm.asserted = a;
+	c->lm.nasserted = n;
+}
+
+void
+classifier_exhaustive(struct classifier *c)
+{
+	c->lm.exhaustive = true;
+}
+
+size_t
+classifier_work(const struct classifier *c)
+{
+	return c->lm.work;
 }
 
 const struct vars *

@@ -238,6 +238,16 @@ write_string(struct buf *out, const char *s)
 {
 	buf_addch(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		const unsigned char *run = p;
+
+		/* printable ASCII but the quote and the backslash, in one append:
+		 * scan's JSON lines are most of its output */
+		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+		if (p > run)
+			buf_add(out, run, (size_t)(p - run));
+		if (!*p)
+			break;
 		if (*p >= 0x80) {
 			size_t n = utf8_len(p);
 			unsigned long cp;

@@ -24,9 +24,17 @@ static const char *const aux_literals[AUX_COUNT] = {
 	"File \"", "loc(", "Traceback (most recent call last)", "Error: ", "Exception: ",
 };
 
+/* Wrap pieces found on a line: litset literal and position in the raw line. */
+#define LINE_MAX_PIECES 32
+struct piece_at {
+	size_t lit, pos;
+};
+
 /* The candidate line at hand. */
 struct line_ctx {
 	const struct window *w;
+	struct linematch *lm;
+	const char *raw;            /* the line as read */
 	const char *s;              /* the trimmed line */
 	size_t n;
 	size_t lineno;
@@ -34,6 +42,8 @@ struct line_ctx {
 	bool have_neighbours;       /* prev/next are computed on first need */
 	struct join_piece prev[JOIN_LINES], next[JOIN_LINES];  /* nearest first */
 	size_t nprev, nnext;
+	struct piece_at pieces[LINE_MAX_PIECES];  /* found with the line's literals */
+	size_t npieces;             /* LINE_MAX_PIECES + 1: too many to keep */
 };
 
 static void
@@ -54,14 +64,14 @@ snap_set(struct snap_frame *f, const struct frame *src)
 	f->col = src->col;
 }
 
+/* f from a frame line known to parse (a copy of it kept by run_frame()). */
 static void
-snap_copy(struct snap_frame *dst, const struct snap_frame *src)
+snap_parse(struct snap_frame *f, const char *line, size_t len)
 {
-	snap_release(dst);
-	dst->file = src->file ? xstrdup(src->file) : NULL;
-	dst->func = src->func ? xstrdup(src->func) : NULL;
-	dst->line = src->line;
-	dst->col = src->col;
+	struct frame fr;
+
+	if (ingest_parse_py_frame(line, len, &fr))
+		snap_set(f, &fr);
 }
 
 /*
@@ -97,10 +107,15 @@ wrap_cut_score(const size_t *sp, size_t k, size_t len, size_t x, size_t y)
 	return a < b ? (a < c ? a : c) : (b < c ? b : c);
 }
 
-static void
-add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
+/*
+ * Where lit[0..len) is cut into wrap pieces: at cut[0] and, for three
+ * pieces, cut[1] (cut[1] == len: two pieces). Returns false when it gets
+ * none: no cut leaves phrases on both sides.
+ */
+static bool
+wrap_cuts(const char *lit, size_t len, size_t cut[2])
 {
-	size_t len = strlen(lit), best = 0, bi = 0, bj = 0, k = 0;
+	size_t best = 0, k = 0;
 	size_t sp[WRAP_MAX_SPACES];
 
 	for (size_t i = 0; i < len && k < WRAP_MAX_SPACES; i++)
@@ -116,55 +131,95 @@ add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
 
 				if (score > best) {
 					best = score;
-					bi = sp[x];
-					bj = y < k ? sp[y] : len;
+					cut[0] = sp[x];
+					cut[1] = y < k ? sp[y] : len;
 				}
 			}
 		}
-	if (!best || !ls)
+	return best > 0;
+}
+
+/* Wrap pieces have ids of their own (linematch_piece_id()): a line with a
+ * piece but not the whole literal can only match joined. */
+static void
+add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
+{
+	size_t len = strlen(lit), cut[2];
+
+	if (!wrap_cuts(lit, len, cut))
 		return;
-	litset_add(ls, lit, bi, id);
-	litset_add(ls, lit + bi + 1, (bj < len ? bj : len) - bi - 1, id);
-	if (bj < len)
-		litset_add(ls, lit + bj + 1, len - bj - 1, id);
+	litset_add(ls, lit, cut[0], id);
+	litset_add(ls, lit + cut[0] + 1, cut[1] - cut[0] - 1, id);
+	if (cut[1] < len)
+		litset_add(ls, lit + cut[1] + 1, len - cut[1] - 1, id);
 }
 
 /*
- * Index pattern p's literals in ls (NULL: only find out). Literals shorter
- * than the prefilter's window, or none, leave only the rule's declared
- * literals; returns false when there are none either: the pattern must run
- * on every line.
+ * The literals the prefilter looks for on behalf of p: its own, or when
+ * some are shorter than the prefilter's window, the rule's declared ones;
+ * NULL when there are none either: the pattern must run on every line.
  */
-static bool
-add_pattern_literals(struct litset *ls, const struct pattern *p)
+static char **
+pattern_literals(const struct pattern *p)
 {
 	bool usable = p->lits && p->lits[0];
-	char **lits;
 
+	/* strnlen, not strlen: this runs for every pattern of every log a scan reads */
 	for (char **l = p->lits; usable && *l; l++)
-		if (strlen(*l) < RULE_MIN_LITERAL)
+		if (strnlen(*l, RULE_MIN_LITERAL) < RULE_MIN_LITERAL)
 			usable = false;
-	lits = usable ? p->lits : p->rule ? p->rule->literals : NULL;
-	if (!lits)
-		return false;
-	for (char **l = lits; ls && *l; l++) {
+	return usable ? p->lits : p->rule ? p->rule->literals : NULL;
+}
+
+/* Id layout: patterns, the engine's own literals, then each pattern's wrap pieces. */
+static unsigned
+piece_id(const struct ruleset *rs, size_t pattern)
+{
+	return (unsigned)(rs->npatterns + AUX_COUNT + pattern);
+}
+
+static void
+add_pattern_literals(struct litset *ls, const struct ruleset *rs, const struct pattern *p)
+{
+	for (char **l = pattern_literals(p); l && *l; l++) {
 		litset_add(ls, *l, strlen(*l), (unsigned)p->index);
-		add_wrap_literals(ls, *l, (unsigned)p->index);
+		add_wrap_literals(ls, *l, piece_id(rs, p->index));
 	}
-	return true;
+}
+
+/* Is the engine's own literal still worth finding? */
+static bool
+aux_live(const struct linematch *lm, size_t aux)
+{
+	switch (aux) {
+	case AUX_PY_FRAME:
+	case AUX_TRACEBACK:
+		return lm->need_frames;
+	case AUX_LOC:
+		return !lm->loc_frame.file;
+	default:
+		return lm->need_error;
+	}
+}
+
+static bool
+pattern_live(const struct linematch *lm, size_t i)
+{
+	return !lm->ps[i].hit && !lm->quiet[i];
 }
 
 struct litset *
-linematch_prefilter(const struct ruleset *rs, const struct pat_state *ps)
+linematch_prefilter(const struct ruleset *rs, const struct linematch *lm)
 {
 	struct litset *ls = litset_new();
 
 	for (size_t i = 0; i < rs->npatterns; i++)
-		if (!ps || !ps[i].hit)
-			add_pattern_literals(ls, rs->patterns[i]);
+		if (!lm || pattern_live(lm, i))
+			add_pattern_literals(ls, rs, rs->patterns[i]);
 	for (size_t i = 0; i < AUX_COUNT; i++)
-		litset_add(ls, aux_literals[i], strlen(aux_literals[i]),
-			   (unsigned)(rs->npatterns + i));
+		if (!lm || aux_live(lm, i))
+			litset_add(ls, aux_literals[i], strlen(aux_literals[i]),
+				   (unsigned)(rs->npatterns + i));
 	return ls;
 }
 
@@ -182,12 +237,18 @@ linematch_init(struct linematch *lm, const struct ruleset *rs, const struct lits
 	lm->built = shared != NULL;
 	lm->always = xcalloc(lm->npat + 1, sizeof(*lm->always));
 	for (size_t i = 0; i < lm->npat; i++)
-		if (!add_pattern_literals(NULL, rs->patterns[i]))
+		if (!pattern_literals(rs->patterns[i]))
 			lm->always[lm->nalways++] = rs->patterns[i]->index;
 	/* whole 64-bit words, so that linematch_line() reads it a word at a time */
-	lm->hits_len = (lm->npat + AUX_COUNT + 63) / 64 * 8;
+	lm->hits_len = (2 * lm->npat + AUX_COUNT + 63) / 64 * 8;
 	lm->hits = xcalloc(lm->hits_len, 1);
-	lm->ids = xcalloc(lm->npat + AUX_COUNT, sizeof(*lm->ids));
+	lm->ids = xcalloc(2 * lm->npat + AUX_COUNT, sizeof(*lm->ids));
+	lm->quiet = xcalloc(lm->npat + 1, sizeof(*lm->quiet));
+	lm->cuts = xcalloc(lm->npat + 1, sizeof(*lm->cuts));
+	lm->ctx_state = xcalloc(rs->ncontexts + 1, sizeof(*lm->ctx_state));
+	lm->need_frames = lm->need_error = true;
+	buf_init(&lm->last_raw, 0);
+	buf_init(&lm->last_error, 0);
 	lm->waiting = xcalloc(lm->npat + 1, sizeof(*lm->waiting));
 	lm->ps = xcalloc(lm->npat + 1, sizeof(*lm->ps));
 	lm->rcaps = xcalloc(rs->nrules + 1, sizeof(*lm->rcaps));
@@ -200,6 +261,11 @@ linematch_release(struct linematch *lm)
 		matcher_free(lm->mt);
 	litset_free(lm->ls);
 	free(lm->always);
+	free(lm->quiet);
+	for (size_t i = 0; lm->cuts && i < lm->npat; i++)
+		free(lm->cuts[i]);
+	free(lm->cuts);
+	free(lm->ctx_state);
 	free(lm->hits);
 	free(lm->ids);
 	free(lm->waiting);
@@ -216,7 +282,8 @@ linematch_release(struct linematch *lm)
 	buf_release(&lm->joins[1].text);
 	snap_release(&lm->last_frame);
 	snap_release(&lm->loc_frame);
-	free(lm->last_error);
+	buf_release(&lm->last_raw);
+	buf_release(&lm->last_error);
 	memset(lm, 0, sizeof(*lm));
 }
 
@@ -227,7 +294,7 @@ linematch_build(struct linematch *lm, const char *sample, size_t len)
 		return;
 	litset_build(lm->ls, sample, len);
 	lm->built = true;
-	lm->built_nhit = lm->nhit;
+	lm->built_gen = lm->live_gen;
 }
 
 /*
@@ -269,12 +336,14 @@ record_hit(struct linematch *lm, const struct pattern *p, const char *subj, size
 	size_t nnames = match_name_count(p->m);
 
 	st->hit = true;
-	lm->nhit++;
+	lm->live_gen++;
+	lm->settle_due = true;
 	st->line = lineno;
 	st->mstart = ms - show < keep ? ms - show : keep;
 	st->mend = me - show < keep ? me - show : keep;
 	st->text = dup_visible(subj + show, keep, &st->mstart, &st->mend);
-	snap_copy(&st->where, &lm->last_frame);
+	if (lm->last_raw.len)
+		snap_parse(&st->where, lm->last_raw.data, lm->last_raw.len);
 	if (!st->where.file)
 		lm->waiting[lm->nwaiting++] = p->index;
 	for (size_t i = 0; i < nnames; i++) {
@@ -292,6 +361,89 @@ record_hit(struct linematch *lm, const struct pattern *p, const char *subj, size
 	}
 }
 
+static bool
+blank(unsigned char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static unsigned char
+fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
+}
+
+/* Is x (lower case, m bytes) at s, ASCII case aside? */
+static bool
+folded_at(const char *s, const char *x, size_t m)
+{
+	for (size_t k = 0; k < m; k++)
+		if (fold((unsigned char)s[k]) != (unsigned char)x[k])
+			return false;
+	return true;
+}
+
+typedef unsigned char byte16 __attribute__((vector_size(16)));
+
+/*
+ * Does s[0..n) hold the lower-case string x, ASCII case aside? The first
+ * byte is looked for 16 at a time (GCC vector extension, as in window.c's
+ * newline count): subjects are joins of up to seven lines, tried for
+ * every pattern with a lookahead.
+ */
+static bool
+letter(unsigned char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+static bool
+holds(const char *s, size_t n, const char *x)
+{
+	size_t m = strlen(x), i = 0;
+	unsigned char c = (unsigned char)x[0], d = m > 1 ? (unsigned char)x[1] : 0;
+	byte16 want, want2, low, low2;
+
+	if (m < 2)
+		return true;    /* not worth a search: say it may be there */
+	if (m > n)
+		return false;
+	/* the first two bytes at once: "e" alone is on every line */
+	memset(&want, c, sizeof(want));
+	memset(&want2, d, sizeof(want2));
+	memset(&low, letter(c) ? 0x20 : 0, sizeof(low));
+	memset(&low2, letter(d) ? 0x20 : 0, sizeof(low2));
+	for (; i + 17 <= n - m + 2; i += 16) {
+		byte16 v, v2, eq;
+		uint64_t a, b;
+
+		memcpy(&v, s + i, 16);
+		memcpy(&v2, s + i + 1, 16);
+		eq = (byte16)((v | low) == want) & (byte16)((v2 | low2) == want2);
+		memcpy(&a, &eq, 8);
+		memcpy(&b, (char *)&eq + 8, 8);
+		if (!(a | b))
+			continue;
+		for (size_t k = 0; k < 16; k++)
+			if (eq[k] && folded_at(s + i + k, x, m))
+				return true;
+	}
+	for (; i + m <= n; i++)
+		if (fold((unsigned char)s[i]) == c && folded_at(s + i, x, m))
+			return true;
+	return false;
+}
+
+/* Does s[0..n) hold one of the (lower-case) strings of v, ASCII case aside? */
+static bool
+holds_any(const char *s, size_t n, char *const *v)
+{
+	for (; *v; v++)
+		if (holds(s, n, *v))
+			return true;
+	return false;
+}
+
 /*
  * Try one pattern on a subject made of npieces lines starting at `starts`
  * (one piece for a plain line), the first of them line `lineno`, piece
@@ -307,6 +459,11 @@ try_pattern_at(struct linematch *lm, const struct pattern *p, const char *subj, 
 	size_t ms = 0, me = 0, k = 0;
 	size_t own_end = own + 1 < npieces ? starts[own + 1] : len;
 
+	lm->work++;
+	/* a subject without what its lookahead requires cannot match: the
+	 * fallback tier's (?=.*?(?:Error|...)) on a line or join with none */
+	if (!lm->exhaustive && p->ahead && p->ahead[0] && !holds_any(subj, len, p->ahead))
+		return false;
 	switch (matcher_exec(lm->mt, p->index, p->m, subj, len, &ms, &me)) {
 	case MATCH_YES:
 		if (ms >= own_end || me <= starts[own])
@@ -410,20 +567,188 @@ try_joined(struct linematch *lm, const struct pattern *p, struct line_ctx *l)
 	}
 }
 
-/* Returns false when the pattern had already hit and was not run. */
+/* Returns false when the pattern has hit or can no longer matter, and was not run. */
 static bool
 run_pattern(struct linematch *lm, size_t id, struct line_ctx *l)
 {
 	static const size_t whole[1] = { 0 };
 	const struct pattern *p = lm->rs->patterns[id];
 
-	if (lm->ps[id].hit)
+	if (!pattern_live(lm, id))
 		return false;
 	/* Context evidence and facts are names and paths, which do not wrap;
 	 * joining for them would cost a join on every line that mentions one. */
 	if (!try_pattern_at(lm, p, l->s, l->n, l->lineno, whole, 1, 0) && p->rule)
 		try_joined(lm, p, l);
 	return true;
+}
+
+/*
+ * Could the literal x[0..xl), whose piece x[po..po+m) is at s[q..q+m),
+ * run on past the line's edges into a joined neighbour? The bytes of it
+ * on the line must be the line's (ASCII case and runs of blanks aside, as
+ * a join folds them), and where the line ends first the literal must go
+ * on with a space, the one a join puts between lines. It may also lie
+ * wholly on the line, in a spelling only the join's folding matches. Errs
+ * on the side of yes.
+ */
+static bool
+piece_fits(const char *s, size_t n, size_t q, size_t m, const char *x, size_t xl, size_t po)
+{
+	size_t lo = 0, i = q, k = po;
+
+	/* a join drops the line's leading blanks: the line starts after them */
+	while (lo < q && blank((unsigned char)s[lo]))
+		lo++;
+	while (i > lo && k > 0) {
+		if (blank((unsigned char)s[i - 1]) && blank((unsigned char)x[k - 1])) {
+			while (i > lo && blank((unsigned char)s[i - 1]))
+				i--;
+			while (k > 0 && blank((unsigned char)x[k - 1]))
+				k--;
+			continue;
+		}
+		if (fold((unsigned char)s[i - 1]) != fold((unsigned char)x[k - 1]))
+			return false;
+		i--;
+		k--;
+	}
+	if (k > 0 && !blank((unsigned char)x[k - 1]))
+		return false;
+	for (i = q + m, k = po + m; i < n && k < xl;) {
+		if (blank((unsigned char)s[i]) && blank((unsigned char)x[k])) {
+			while (i < n && blank((unsigned char)s[i]))
+				i++;
+			while (k < xl && blank((unsigned char)x[k]))
+				k++;
+			continue;
+		}
+		if (fold((unsigned char)s[i]) != fold((unsigned char)x[k]))
+			return false;
+		i++;
+		k++;
+	}
+	return k == xl || blank((unsigned char)x[k]);
+}
+
+static bool
+has_id(const unsigned *ids, size_t n, unsigned id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* Does piece x[po..po+m) of literal x, found as text at s[q..], fit there? */
+static bool
+piece_fits_at(const struct line_ctx *l, size_t q, const char *text, size_t tl, const char *x,
+	      size_t xl, size_t po, size_t m)
+{
+	for (size_t i = 0; i < m && m == tl; i++)
+		if (fold((unsigned char)x[po + i]) != (unsigned char)text[i])
+			return false;
+	return m == tl && piece_fits(l->s, l->n, q, m, x, xl, po);
+}
+
+/*
+ * Where pattern id's literals are cut into wrap pieces (wrap_cuts(); 0, 0
+ * for a literal with none), worked out on first need: a line of its
+ * pieces may come by thousands of times.
+ */
+static const size_t *
+pattern_cuts(struct linematch *lm, size_t id)
+{
+	char **lits = pattern_literals(lm->rs->patterns[id]);
+	size_t n = 0, *cuts;
+
+	if (lm->cuts[id])
+		return lm->cuts[id];
+	while (lits && lits[n])
+		n++;
+	cuts = xcalloc(2 * n + 1, sizeof(*cuts));
+	for (size_t i = 0; i < n; i++)
+		if (!wrap_cuts(lits[i], strlen(lits[i]), cuts + 2 * i))
+			cuts[2 * i] = cuts[2 * i + 1] = 0;
+	return lm->cuts[id] = cuts;
+}
+
+/* Is some piece of pattern id on the line where a wrap could have cut its literal? */
+static bool
+pieces_fit(struct line_ctx *l, size_t id)
+{
+	struct linematch *lm = l->lm;
+	const struct pattern *p = lm->rs->patterns[id];
+	const size_t *cuts = pattern_cuts(lm, id);
+	size_t off = (size_t)(l->s - l->raw);
+
+	if (l->npieces > LINE_MAX_PIECES)
+		return true;
+	for (size_t k = 0; k < l->npieces; k++) {
+		size_t nids, tl;
+		const unsigned *ids = litset_ids(lm->pf, l->pieces[k].lit, &nids);
+		const char *text = litset_literal(lm->pf, l->pieces[k].lit, &tl);
+		size_t q = l->pieces[k].pos - off;
+
+		if (!has_id(ids, nids, piece_id(lm->rs, id)) || l->pieces[k].pos < off ||
+		    q + tl > l->n)
+			continue;
+		const size_t *cut = cuts;
+
+		for (char **lit = pattern_literals(p); lit && *lit; lit++, cut += 2) {
+			size_t xl = strlen(*lit);
+
+			if (!cut[0])
+				continue;
+			if (piece_fits_at(l, q, text, tl, *lit, xl, 0, cut[0]) ||
+			    piece_fits_at(l, q, text, tl, *lit, xl, cut[0] + 1, cut[1] - cut[0] - 1) ||
+			    (cut[1] < xl &&
+			     piece_fits_at(l, q, text, tl, *lit, xl, cut[1] + 1, xl - cut[1] - 1)))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The line holds a wrap piece of pattern id but none of its literals: it
+ * can match only joined with its neighbours, and only if some piece sits
+ * where a wrap could have cut its literal. Most such lines merely share a
+ * phrase ("in pallas_call") with a message and cost no join at all. (An
+ * exhaustive reading joins them all, to show that this changes nothing.)
+ */
+static bool
+run_piece(struct linematch *lm, size_t id, struct line_ctx *l)
+{
+	const struct pattern *p = lm->rs->patterns[id];
+
+	if (!pattern_live(lm, id) || !p->rule)
+		return false;
+	if (lm->exhaustive || pieces_fit(l, id))
+		try_joined(lm, p, l);
+	return true;
+}
+
+/*
+ * A Python frame line: a user's frame becomes the last frame (a copy of the
+ * line, in a buffer that is reused: parsed into a struct snap_frame only
+ * for a hit and at the end; a Pallas log has a user frame every 25 lines).
+ * user: the walk has found it a user's frame already (alone).
+ */
+static void
+run_frame(struct linematch *lm, const struct line_ctx *l, bool user)
+{
+	struct frame f;
+
+	if (!ingest_parse_py_frame(l->s, l->n, &f) ||
+	    (!user && ingest_is_library_path(f.file, f.file_len)))
+		return;
+	buf_reset(&lm->last_raw);
+	buf_add(&lm->last_raw, l->s, l->n);
+	/* An error printed before its traceback (JaxStackTraceBeforeTransformation)
+	 * takes the deepest user frame of the traceback that follows it. */
+	for (size_t i = 0; i < lm->nwaiting; i++)
+		snap_set(&lm->ps[lm->waiting[i]].where, &f);
 }
 
 static void
@@ -433,16 +758,10 @@ run_aux(struct linematch *lm, size_t aux, const struct line_ctx *l)
 
 	switch (aux) {
 	case AUX_PY_FRAME:
-		if (!ingest_parse_py_frame(l->s, l->n, &f) || ingest_is_library_path(f.file, f.file_len))
-			break;
-		snap_set(&lm->last_frame, &f);
-		/* An error printed before its traceback (JaxStackTraceBeforeTransformation)
-		 * takes the deepest user frame of the traceback that follows it. */
-		for (size_t i = 0; i < lm->nwaiting; i++)
-			snap_set(&lm->ps[lm->waiting[i]].where, &f);
+		run_frame(lm, l, false);
 		break;
 	case AUX_TRACEBACK:
-		snap_release(&lm->last_frame);
+		buf_reset(&lm->last_raw);
 		for (size_t i = 0; i < lm->nwaiting;)
 			if (lm->ps[lm->waiting[i]].where.file)
 				lm->waiting[i] = lm->waiting[--lm->nwaiting];
@@ -450,69 +769,225 @@ run_aux(struct linematch *lm, size_t aux, const struct line_ctx *l)
 				i++;
 		break;
 	case AUX_LOC:
-		if (!lm->loc_frame.file && ingest_parse_loc(l->s, l->n, &f))
+		if (!lm->loc_frame.file && ingest_parse_loc(l->s, l->n, &f)) {
 			snap_set(&lm->loc_frame, &f);
+			lm->settle_due = true;
+		}
 		break;
 	default:
-		free(lm->last_error);
-		lm->last_error = xstrndup(l->s, l->n < EVIDENCE_MAX_TEXT ? l->n : EVIDENCE_MAX_TEXT);
+		/* kept in a buffer that is reused: error lines come by thousands */
+		buf_reset(&lm->last_error);
+		buf_add(&lm->last_error, l->s, l->n < EVIDENCE_MAX_TEXT ? l->n : EVIDENCE_MAX_TEXT);
 		lm->last_error_line = l->lineno;
 		break;
 	}
 }
 
+/* What run_aux() does with a frame line that changes nothing. */
+static bool
+frame_line_quiet(const char *line, size_t len)
+{
+	size_t n = len, off = ingest_trim(line, &n);
+	struct frame f;
+
+	return !ingest_parse_py_frame(line + off, n, &f) || ingest_is_library_path(f.file, f.file_len);
+}
+
+void
+linematch_finish(struct linematch *lm)
+{
+	snap_release(&lm->last_frame);
+	if (lm->last_raw.len)
+		snap_parse(&lm->last_frame, lm->last_raw.data, lm->last_raw.len);
+}
+
+struct scout_skip
+linematch_skip(struct linematch *lm, const struct litset *pf)
+{
+	const char *frame = aux_literals[AUX_PY_FRAME];
+	struct scout_skip sk = { SIZE_MAX, frame_line_quiet };
+	size_t nids;
+	const unsigned *ids;
+
+	if (lm->exhaustive)
+		return sk;
+	/* asked again for the set in use at every build (a scan of a thousand
+	 * logs shares one); a rebuild forgets the answer */
+	if (pf == lm->pf && pf == lm->skip_pf)
+		return lm->skip;
+	sk.lit = litset_alone(pf, frame, strlen(frame));
+	if (sk.lit != SIZE_MAX) {
+		ids = litset_ids(pf, sk.lit, &nids);
+		if (nids != 1 || ids[0] != lm->npat + AUX_PY_FRAME)
+			sk.lit = SIZE_MAX;
+	}
+	if (pf == lm->pf) {
+		lm->skip_pf = pf;
+		lm->skip = sk;
+	}
+	return sk;
+}
+
 /*
- * A pattern stops running after its first hit, but its literal keeps making
- * lines candidates: a tie pattern such as `kernel|pallas` would send every
- * such line of a big log through the candidate path for nothing. After
- * enough wasted candidates, index only the literals still needed (when some
- * pattern was hit since the last build: otherwise the set would be the
- * same).
+ * What can still change the verdict (score_settle()). Quiet patterns stop
+ * running, and the prefilter is rebuilt without them once lines go by
+ * that run nothing. The frames are needed until a Mosaic loc(...) names
+ * the location (it outranks every traceback frame); the last error line
+ * until a rule has fired for good (the fingerprint then comes from its
+ * key line).
+ */
+static void
+settle(struct linematch *lm)
+{
+	struct engine_result e = { .rs = lm->rs, .ps = lm->ps,
+				  .asserted = lm->asserted, .nasserted = lm->nasserted };
+	struct settle st = { .quiet = lm->quiet, .ctx = lm->ctx_state };
+	size_t quiet = 0;
+	bool frames, error;
+
+	lm->settle_due = false;
+	lm->since_settle = 0;
+	if (lm->exhaustive)
+		return;
+	score_settle(&e, &st);
+	for (size_t i = 0; i < lm->npat; i++)
+		quiet += lm->quiet[i] && !lm->ps[i].hit;
+	frames = !lm->loc_frame.file;
+	error = !st.rule_fired_final;
+	if (quiet != lm->nquiet || frames != lm->need_frames || error != lm->need_error)
+		lm->live_gen++;
+	lm->nquiet = quiet;
+	lm->need_frames = frames;
+	lm->need_error = error;
+}
+
+/*
+ * Patterns stop running after their first hit, or when they can no longer
+ * change the verdict, but their literals keep making lines candidates: a
+ * tie pattern such as `kernel|pallas` would send every such line of a big
+ * log through the candidate path for nothing. After enough wasted
+ * candidates, index only the literals still needed (when something changed
+ * since the last build: otherwise the set would be the same).
  */
 bool
 linematch_rebuild(struct linematch *lm, const char *sample, size_t len)
 {
 	lm->wasted = 0;
-	if (lm->nhit == lm->built_nhit)
+	if (lm->live_gen == lm->built_gen)
 		return false;
 	litset_free(lm->ls);
-	lm->ls = linematch_prefilter(lm->rs, lm->ps);
+	lm->skip_pf = NULL;
+	lm->ls = linematch_prefilter(lm->rs, lm);
 	litset_build(lm->ls, sample, len);
 	lm->pf = lm->ls;
-	lm->built_nhit = lm->nhit;
+	lm->built_gen = lm->live_gen;
 	return true;
+}
+
+/* Settling costs a pass over the rules; after this many candidate lines it
+ * is due again when something hit. */
+#define SETTLE_EVERY 256
+
+/* After a candidate line: settle when due; true when the prefilter is worth rebuilding. */
+static bool
+line_done(struct linematch *lm, bool useful)
+{
+	if (lm->settle_due && ++lm->since_settle >= SETTLE_EVERY)
+		settle(lm);
+	if (useful || ++lm->wasted < REBUILD_AFTER_WASTED)
+		return false;
+	if (lm->settle_due)
+		settle(lm);
+	return true;
+}
+
+/*
+ * Every literal occurrence on the line, in one walk of it: each id once
+ * into lm->ids (its bit in lm->hits set), and the wrap pieces' places
+ * into l->pieces for pieces_fit().
+ */
+static void
+collect(void *arg, size_t lit, size_t pos)
+{
+	struct line_ctx *l = arg;
+	struct linematch *lm = l->lm;
+	size_t nids, first = lm->npat + AUX_COUNT;
+	const unsigned *ids = litset_ids(lm->pf, lit, &nids);
+	bool piece = false;
+
+	for (size_t i = 0; i < nids; i++) {
+		unsigned id = ids[i];
+		unsigned char bit = (unsigned char)(1u << (id & 7));
+
+		piece |= id >= first;
+		if (lm->hits[id >> 3] & bit)
+			continue;
+		lm->hits[id >> 3] |= bit;
+		lm->ids[lm->nids++] = id;
+	}
+	if (!piece || l->npieces > LINE_MAX_PIECES)
+		return;
+	if (l->npieces < LINE_MAX_PIECES)
+		l->pieces[l->npieces] = (struct piece_at){ lit, pos };
+	l->npieces++;
+}
+
+/* The ids in increasing order, as a scan of the bitmap gave them. */
+static void
+sort_ids(size_t *ids, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		size_t v = ids[i], k = i;
+
+		for (; k > 0 && ids[k - 1] > v; k--)
+			ids[k] = ids[k - 1];
+		ids[k] = v;
+	}
 }
 
 bool
 linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
-	       size_t limit, size_t lineno)
+	       size_t limit, size_t lineno, bool alone)
 {
-	struct line_ctx l = { .w = w, .lineno = lineno, .start = start, .end = end, .limit = limit };
-	size_t n = end - start, nids = 0;
+	struct line_ctx l = { .w = w, .lm = lm, .raw = w->buf + start, .lineno = lineno,
+			      .start = start, .end = end, .limit = limit };
+	size_t n = end - start, nids = 0, npat = lm->npat;
 	size_t off = ingest_trim(w->buf + start, &n);
 	bool useful = false;
 
 	l.s = w->buf + start + off;
 	l.n = n;
-	memset(lm->hits, 0, lm->hits_len);
-	litset_line_hits(lm->pf, w->buf + start, end - start, lm->hits);
-	for (size_t k = 0; k < lm->hits_len; k += 8) {
-		uint64_t bits;
-
-		memcpy(&bits, lm->hits + k, sizeof(bits));
-		for (; bits; bits &= bits - 1)
-			lm->ids[nids++] = k * 8 + (size_t)__builtin_ctzll(bits);
+	lm->work++;
+	if (alone) {
+		/* a user's frame: what the search of the line would come to */
+		useful = aux_live(lm, AUX_PY_FRAME);
+		if (useful)
+			run_frame(lm, &l, true);
+		return line_done(lm, useful);
 	}
+	lm->nids = 0;
+	litset_line_each(lm->pf, w->buf + start, end - start, collect, &l);
+	nids = lm->nids;
+	sort_ids(lm->ids, nids);
 	/* Patterns first, so an evidence line is tied to the frame seen before it. */
-	for (size_t i = 0; i < nids; i++)
-		if (lm->ids[i] < lm->npat)
-			useful |= run_pattern(lm, lm->ids[i], &l);
+	for (size_t i = 0; i < nids; i++) {
+		size_t id = lm->ids[i];
+
+		if (id < npat)
+			useful |= run_pattern(lm, id, &l);
+		else if (id >= npat + AUX_COUNT &&
+			 !(lm->hits[(id - npat - AUX_COUNT) / 8] >> ((id - npat - AUX_COUNT) % 8) & 1))
+			useful |= run_piece(lm, id - npat - AUX_COUNT, &l);
+	}
 	for (size_t i = 0; i < lm->nalways; i++)
 		run_pattern(lm, lm->always[i], &l);
 	for (size_t i = 0; i < nids; i++)
-		if (lm->ids[i] >= lm->npat) {
-			run_aux(lm, lm->ids[i] - lm->npat, &l);
+		if (lm->ids[i] >= npat && lm->ids[i] < npat + AUX_COUNT &&
+		    aux_live(lm, lm->ids[i] - npat)) {
+			run_aux(lm, lm->ids[i] - npat, &l);
 			useful = true;
 		}
-	return !useful && ++lm->wasted >= REBUILD_AFTER_WASTED;
+	for (size_t i = 0; i < nids; i++)
+		lm->hits[lm->ids[i] >> 3] = 0;
+	return line_done(lm, useful);
 }

@@ -33,9 +33,18 @@
 #define DEPTH_MAX 64        /* group nesting */
 #define SCORE_CAP 12        /* beyond this, a literal is selective enough */
 
+/*
+ * Most sets hold one or two strings: those live in the set itself, so that
+ * a pattern's reading (a set per character, cross products per run) does
+ * not cost an allocation per push. Extraction runs for every pattern at
+ * every uncached load, and under ASan each block is kept in quarantine.
+ */
+#define SSET_INLINE 2
+
 struct sset {
-	size_t n;
-	char **v;           /* n strings, lower case, NUL-terminated */
+	size_t n, cap;
+	char **v;           /* n strings, lower case, NUL-terminated; inl or the heap */
+	char *inl[SSET_INLINE];
 };
 
 struct info {
@@ -51,6 +60,8 @@ struct lp {
 	int depth;
 	bool inq;            /* inside \Q...\E */
 	bool bail;           /* refused syntax: no literal for the pattern */
+	bool top_alt;        /* a '|' at the top level */
+	struct sset *ahead;  /* the best requirement of a top-level (?=...) or (?<=...) */
 };
 
 static int
@@ -65,7 +76,8 @@ sset_new(void)
 	struct sset *s = xmalloc(sizeof(*s));
 
 	s->n = 0;
-	s->v = NULL;
+	s->cap = SSET_INLINE;
+	s->v = s->inl;
 	return s;
 }
 
@@ -76,7 +88,8 @@ sset_free(struct sset *s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i]);
-	free(s->v);
+	if (s->v != s->inl)
+		free(s->v);
 	free(s);
 }
 
@@ -97,7 +110,15 @@ sset_push(struct sset *s, char *str)
 		free(str);
 		return;
 	}
-	s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+	if (s->n == s->cap) {
+		char **v = xmalloc(2 * s->cap * sizeof(*v));
+
+		memcpy(v, s->v, s->n * sizeof(*v));
+		if (s->v != s->inl)
+			free(s->v);
+		s->v = v;
+		s->cap *= 2;
+	}
 	s->v[s->n++] = str;
 }
 
@@ -790,14 +811,26 @@ parse_group_body(struct lp *lp, struct info *in)
 	lp->p++;
 }
 
-/* A lookaround: its content is parsed to find its end, then ignored. */
+/*
+ * A lookaround: its content is parsed to find its end, then ignored for
+ * the pattern's own literals (it consumes nothing). A positive one at the
+ * top level is still a requirement on the subject: literal_extract_ahead().
+ */
 static void
-parse_lookaround(struct lp *lp, struct info *in)
+parse_lookaround(struct lp *lp, struct info *in, bool positive)
 {
 	struct info tmp;
+	bool top = lp->depth == 0;
 
 	memset(&tmp, 0, sizeof(tmp));
 	parse_group_body(lp, &tmp);
+	/* a quantified one ((?=x)?) may be skipped: no requirement */
+	if (positive && top && !lp->bail && !at_quant(lp->p) && tmp.req &&
+	    req_better(tmp.req, lp->ahead)) {
+		sset_free(lp->ahead);
+		lp->ahead = tmp.req;
+		tmp.req = NULL;
+	}
 	info_release(&tmp);
 	info_empty(in);
 }
@@ -828,7 +861,7 @@ parse_group(struct lp *lp, struct info *in)
 		return;
 	case '=': case '!': case '*':
 		lp->p = p + 1;
-		parse_lookaround(lp, in);
+		parse_lookaround(lp, in, *p == '=');
 		return;
 	case '#':
 		if (!(lp->p = skip_past(p, ')'))) {
@@ -841,7 +874,7 @@ parse_group(struct lp *lp, struct info *in)
 	case '<':
 		if (p[1] == '=' || p[1] == '!' || p[1] == '*') {
 			lp->p = p + 2;
-			parse_lookaround(lp, in);
+			parse_lookaround(lp, in, p[1] == '=');
 			return;
 		}
 		lp->p = p + 1;
@@ -1120,6 +1153,7 @@ parse_alt(struct lp *lp, struct info *out)
 
 	parse_seq(lp, out);
 	while (!lp->bail && *lp->p == '|') {
+		lp->top_alt |= lp->depth == 0;
 		lp->p++;
 		parse_seq(lp, &b);
 		memset(&m, 0, sizeof(m));
@@ -1161,42 +1195,92 @@ sset_minimize(struct sset *s)
 	s->n = k;
 }
 
-int
-literal_extract(const char *pattern, char ***out, size_t *n)
+/* Hand the strings of set over as a new NULL-terminated list; *n their count. */
+static char **
+take_list(struct sset *set, size_t *n)
 {
-	struct lp lp = { pattern, 0, false, false };
-	struct info top;
-	char **list;
-	size_t cnt = 0;
+	size_t cnt = set ? set->n : 0;
+	char **list = xmalloc((cnt + 1) * sizeof(*list));
 
+	for (size_t i = 0; i < cnt; i++)
+		list[i] = set->v[i];
+	list[cnt] = NULL;
+	if (set)
+		set->n = 0;
+	*n = cnt;
+	return list;
+}
+
+static void
+parse_pattern(struct lp *lp, struct info *top)
+{
 	/* Leading option settings such as (*UTF) or (*LIMIT_MATCH=100). */
-	while (lp.p[0] == '(' && lp.p[1] == '*') {
-		const char *q = lp.p + 2;
+	while (lp->p[0] == '(' && lp->p[1] == '*') {
+		const char *q = lp->p + 2;
 
 		while ((*q >= 'A' && *q <= 'Z') || is_digit(*q) || *q == '_' || *q == '=')
 			q++;
-		if (*q != ')' || q == lp.p + 2)
+		if (*q != ')' || q == lp->p + 2)
 			break;
-		lp.p = q + 1;
+		lp->p = q + 1;
 	}
-	parse_alt(&lp, &top);
-	if (!lp.bail && *lp.p != '\0')
-		lp.bail = true;
+	parse_alt(lp, top);
+	if (!lp->bail && *lp->p != '\0')
+		lp->bail = true;
+}
+
+/*
+ * One reading of the pattern gives both lists (either out may be NULL):
+ * its required literals and what a top-level lookaround requires.
+ */
+int
+literal_extract_all(const char *pattern, char ***lits, size_t *nlits, char ***ahead,
+		    size_t *nahead)
+{
+	struct lp lp = { pattern, 0, false, false, false, NULL };
+	struct info top;
+	struct sset *req = NULL;
+	size_t cnt = 0, acnt = 0;
+
+	parse_pattern(&lp, &top);
 	if (!lp.bail && top.req) {
 		sset_minimize(top.req);
-		cnt = top.req->n;
+		req = top.req;
 	}
-	list = xmalloc((cnt + 1) * sizeof(*list));
-	for (size_t i = 0; i < cnt; i++)
-		list[i] = top.req->v[i];
-	list[cnt] = NULL;
-	if (cnt)
-		top.req->n = 0;
+	if (lp.bail || lp.top_alt) {
+		sset_free(lp.ahead);
+		lp.ahead = NULL;
+	}
+	if (lp.ahead)
+		sset_minimize(lp.ahead);
+	if (lits)
+		*lits = take_list(req, &cnt);
+	if (ahead)
+		*ahead = take_list(lp.ahead, &acnt);
+	sset_free(lp.ahead);
 	info_release(&top);
-	*out = list;
+	if (nlits)
+		*nlits = cnt;
+	if (nahead)
+		*nahead = acnt;
+	return (int)cnt;
+}
+
+int
+literal_extract_ahead(const char *pattern, char ***out, size_t *n)
+{
+	size_t cnt;
+
+	literal_extract_all(pattern, NULL, NULL, out, &cnt);
 	if (n)
 		*n = cnt;
 	return (int)cnt;
+}
+
+int
+literal_extract(const char *pattern, char ***out, size_t *n)
+{
+	return literal_extract_all(pattern, out, n, NULL, NULL);
 }
 
 void

@@ -80,6 +80,7 @@ pattern_free(struct pattern *p)
 	match_free(p->m);
 	free(p->src);
 	literal_list_free(p->lits);
+	literal_list_free(p->ahead);
 	free(p);
 }
 
@@ -1126,9 +1127,16 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 	for (size_t i = 0; i < rs->ncontexts; i++)
 		for (size_t k = 0; k < rs->contexts[i].npats; k++)
 			ruleset_add_pattern(rs, rs->contexts[i].pats[k]);
-	for (size_t i = 0; i < rs->npatterns; i++)
-		if (!rs->patterns[i]->lits)
-			literal_extract(rs->patterns[i]->src, &rs->patterns[i]->lits, NULL);
+	for (size_t i = 0; i < rs->npatterns; i++) {
+		struct pattern *p = rs->patterns[i];
+
+		/* both from one reading: extraction is most of an uncached load's allocations */
+		if (!p->lits || !p->ahead) {
+			literal_list_free(p->lits);
+			literal_list_free(p->ahead);
+			literal_extract_all(p->src, &p->lits, NULL, &p->ahead, NULL);
+		}
+	}
 	return d->nerrors > before ? -1 : 0;
 }
 

@@ -52,6 +52,8 @@ check_example(const struct ruleset *rs, const struct rule *r, const struct examp
 	struct verdict v;
 	bool fired;
 
+	/* the rule's own outcome, even where it could not change the verdict */
+	classifier_exhaustive(c);
 	classifier_feed(c, ex->log, strlen(ex->log));
 	classifier_finish(c, &v);
 	fired = classifier_fired(c, r);

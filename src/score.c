@@ -4,6 +4,7 @@
  * contexts first, then which rules fired, then the class scores, the
  * winner, and a confidence capped by the rules' `confidence` policy.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,51 @@ engine_asserted_why(const struct engine_result *e, const char *id)
 	return NULL;
 }
 
+static bool
+reaches(double s, int threshold)
+{
+	return s * 100.0 + 1e-9 >= threshold;
+}
+
+/*
+ * A context's own evidence, line by line, up to the line where it reaches
+ * the threshold: what made it hold. Later evidence adds nothing (not to
+ * the score, not to the lines shown), so its patterns can stop there.
+ * *done is that line, or SIZE_MAX while it does not hold on its own.
+ */
+double
+score_context_own(const struct engine_result *e, const struct context_def *cx, size_t *done)
+{
+	double s = 0.0;
+	size_t line = 0;
+
+	*done = SIZE_MAX;
+	for (;;) {
+		size_t next = SIZE_MAX;
+
+		/* the next line with evidence: contexts have a few dozen patterns */
+		for (size_t k = 0; k < cx->npats; k++) {
+			const struct pat_state *st = &e->ps[cx->pats[k]->index];
+
+			if (st->hit && st->line > line && st->line < next)
+				next = st->line;
+		}
+		if (next == SIZE_MAX)
+			return s;
+		for (size_t k = 0; k < cx->npats; k++) {
+			const struct pat_state *st = &e->ps[cx->pats[k]->index];
+
+			if (st->hit && st->line == next)
+				s = combine(s, cx->weights[k]);
+		}
+		line = next;
+		if (reaches(s, cx->threshold)) {
+			*done = line;
+			return s;
+		}
+	}
+}
+
 /* In declaration order: a context names only earlier ones (contexts_link). */
 void
 score_contexts(struct engine_result *e)
@@ -52,21 +98,19 @@ score_contexts(struct engine_result *e)
 
 	for (size_t i = 0; i < rs->ncontexts; i++) {
 		const struct context_def *cx = &rs->contexts[i];
-		double s = 0.0;
+		double s = score_context_own(e, cx, &e->ctx_done[i]);
 
-		for (size_t k = 0; k < cx->npats; k++)
-			if (e->ps[cx->pats[k]->index].hit)
-				s = combine(s, cx->weights[k]);
 		if (engine_asserted_why(e, cx->id))
 			s = 1.0;
 		e->ctx_score[i] = s;
-		e->ctx_held[i] = (s * 100.0 + 1e-9 >= cx->threshold && all_held(e, cx->req_ctx) &&
+		e->ctx_held[i] = (reaches(s, cx->threshold) && all_held(e, cx->req_ctx) &&
 				  none_held(e, cx->exc_ctx)) || !none_held(e, cx->imp_ctx);
 	}
 }
 
-bool
-score_rule_fired(const struct engine_result *e, const struct rule *r)
+/* The rule's patterns alone: an `any` hit (if it has any), every `all`, no `none`. */
+static bool
+patterns_fire(const struct engine_result *e, const struct rule *r)
 {
 	bool any = r->nany == 0;
 
@@ -81,7 +125,13 @@ score_rule_fired(const struct engine_result *e, const struct rule *r)
 		else if (p->role == PAT_NONE && hit)
 			return false;
 	}
-	return any && all_held(e, r->req_ctx) && none_held(e, r->exc_ctx);
+	return any;
+}
+
+bool
+score_rule_fired(const struct engine_result *e, const struct rule *r)
+{
+	return patterns_fire(e, r) && all_held(e, r->req_ctx) && none_held(e, r->exc_ctx);
 }
 
 const struct pat_state *
@@ -260,4 +310,108 @@ score_verdict(const struct engine_result *e, struct verdict *v)
 				v->subkind = v->fired[i]->subkind;
 				break;
 			}
+}
+
+enum { CTX_OPEN, CTX_FINAL, CTX_NEVER };
+
+static bool
+all_in(const unsigned char *state, const int *idx, int want)
+{
+	for (; idx && *idx >= 0; idx++)
+		if (state[*idx] != want)
+			return false;
+	return true;
+}
+
+static bool
+any_in(const unsigned char *state, const int *idx, int want)
+{
+	for (; idx && *idx >= 0; idx++)
+		if (state[*idx] == want)
+			return true;
+	return false;
+}
+
+/* Whether each context holds for good, can no longer hold, or is open;
+ * patterns of a context that held on its own evidence go quiet. */
+static void
+settle_contexts(const struct engine_result *e, struct settle *st)
+{
+	const struct ruleset *rs = e->rs;
+
+	for (size_t i = 0; i < rs->ncontexts; i++) {
+		const struct context_def *cx = &rs->contexts[i];
+		size_t done;
+		bool own_final, own_never, open = false;
+
+		score_context_own(e, cx, &done);
+		for (size_t k = 0; k < cx->npats; k++) {
+			size_t p = cx->pats[k]->index;
+
+			open |= !e->ps[p].hit;
+			if (done == SIZE_MAX)
+				st->quiet[p] = false;
+		}
+		own_final = done != SIZE_MAX || engine_asserted_why(e, cx->id) != NULL;
+		own_never = !own_final && !open;
+		if ((own_final && all_in(st->ctx, cx->req_ctx, CTX_FINAL) &&
+		     all_in(st->ctx, cx->exc_ctx, CTX_NEVER)) || any_in(st->ctx, cx->imp_ctx, CTX_FINAL))
+			st->ctx[i] = CTX_FINAL;
+		else if ((own_never || any_in(st->ctx, cx->req_ctx, CTX_NEVER) ||
+			  any_in(st->ctx, cx->exc_ctx, CTX_FINAL)) && all_in(st->ctx, cx->imp_ctx, CTX_NEVER))
+			st->ctx[i] = CTX_NEVER;
+		else
+			st->ctx[i] = CTX_OPEN;
+	}
+}
+
+/* A `none` pattern hit, or a context it names settled the wrong way. */
+static bool
+rule_cannot_fire(const struct engine_result *e, const struct settle *st, const struct rule *r)
+{
+	for (size_t k = 0; k < r->npats; k++)
+		if (r->pats[k]->role == PAT_NONE && e->ps[r->pats[k]->index].hit)
+			return true;
+	return any_in(st->ctx, r->req_ctx, CTX_NEVER) || any_in(st->ctx, r->exc_ctx, CTX_FINAL);
+}
+
+/* Fired, and nothing later can take it back: no `none` pattern, contexts settled. */
+static bool
+rule_fired_final(const struct engine_result *e, const struct settle *st, const struct rule *r)
+{
+	return r->nnone == 0 && all_in(st->ctx, r->req_ctx, CTX_FINAL) &&
+	       all_in(st->ctx, r->exc_ctx, CTX_NEVER) && patterns_fire(e, r);
+}
+
+void
+score_settle(const struct engine_result *e, struct settle *st)
+{
+	const struct ruleset *rs = e->rs;
+	bool specific_final = false, keyless = false;
+
+	for (size_t i = 0; i < rs->npatterns; i++)
+		st->quiet[i] = true;
+	for (size_t f = 0; f < rs->nfacts; f++)
+		st->quiet[rs->facts[f].pat->index] = false;
+	settle_contexts(e, st);
+	st->rule_fired_final = false;
+	for (size_t i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		keyless |= r->nany == 0 && r->nall == 0;
+		if (!rule_fired_final(e, st, r))
+			continue;
+		st->rule_fired_final = true;
+		specific_final |= r->tier != TIER_FALLBACK && r->cls != CLASS_UNKNOWN;
+	}
+	/* a rule with no key line would leave the fingerprint to the last error line */
+	st->rule_fired_final &= !keyless;
+	for (size_t i = 0; i < rs->nrules; i++) {
+		const struct rule *r = rs->rules[i];
+
+		if (rule_cannot_fire(e, st, r) || (r->tier == TIER_FALLBACK && specific_final))
+			continue;
+		for (size_t k = 0; k < r->npats; k++)
+			st->quiet[r->pats[k]->index] = false;
+	}
 }

@@ -29,6 +29,7 @@
 #include "pt/xalloc.h"
 
 #define SLOTS 4
+#define SCOUT_READ ((size_t)128 << 10)
 
 struct slot {
 	uint64_t block;          /* valid when claimed */
@@ -52,10 +53,28 @@ struct scout {
 	uint64_t released;       /* blocks below it are given up by the classifier */
 	bool stop;
 	struct litset *ls, *pending;
+	struct scout_skip skip, pending_skip;
 	struct slot slot[SLOTS];
 };
 
-/* The candidate walk over one block read into s->buf[0..got). */
+enum scout_line
+scout_line_kind(const struct litset *ls, const struct scout_skip *sk, const char *buf,
+		size_t len, size_t start, size_t hit, size_t lit, size_t end)
+{
+	if (!sk || sk->lit == SIZE_MAX || lit != sk->lit ||
+	    litset_find_range(ls, buf, len, hit + 1, end, NULL) < len)
+		return SCOUT_LINE_CANDIDATE;
+	return sk->quiet(buf + start, end - start) ? SCOUT_LINE_SKIP : SCOUT_LINE_ALONE;
+}
+
+/* A record: a candidate's offset in its block, and whether it is ALONE. */
+#define REC_ALONE ((uint32_t)1 << 31)
+
+/*
+ * The candidate walk over one block read into s->buf[0..got). A line is
+ * judged (scout_line_kind()) only when its start is in the block: a line
+ * from the block before is that block's to judge.
+ */
 static void
 scan_block(struct scout *s, struct slot *sl, size_t blen, size_t got)
 {
@@ -63,14 +82,21 @@ scan_block(struct scout *s, struct slot *sl, size_t blen, size_t got)
 
 	sl->n = 0;
 	while (p < blen) {
-		size_t q = litset_find_range(s->ls, s->buf, got, p, blen, NULL);
-		const char *nl;
+		size_t lit = SIZE_MAX, q = litset_find_range(s->ls, s->buf, got, p, blen, &lit);
+		enum scout_line kind = SCOUT_LINE_CANDIDATE;
+		const char *nl, *prev;
 
 		if (q >= got)
 			break;
-		XGROW(sl->rec, sl->alloc, sl->n + 1);
-		sl->rec[sl->n++] = (uint32_t)q;
 		nl = memchr(s->buf + q, '\n', got - q);
+		prev = q ? memrchr(s->buf, '\n', q) : NULL;
+		if (nl && prev)
+			kind = scout_line_kind(s->ls, &s->skip, s->buf, got, (size_t)(prev - s->buf) + 1,
+					       q, lit, (size_t)(nl - s->buf));
+		if (kind != SCOUT_LINE_SKIP) {
+			XGROW(sl->rec, sl->alloc, sl->n + 1);
+			sl->rec[sl->n++] = (uint32_t)q | (kind == SCOUT_LINE_ALONE ? REC_ALONE : 0);
+		}
 		if (!nl)
 			break;
 		p = (size_t)(nl - s->buf) + 1;
@@ -90,7 +116,9 @@ read_block(struct scout *s, uint64_t j, size_t *blen, size_t *got)
 	*blen = (size_t)(rest < SCOUT_BLOCK ? rest : SCOUT_BLOCK);
 	want = *blen + s->overlap;
 	while (n < want) {
-		ssize_t r = pread(s->fd, s->buf + n, want - n, s->base + (off_t)(off + n));
+		/* page cache reads above 128 KiB fall off a cliff (window.c) */
+		size_t piece = want - n < SCOUT_READ ? want - n : SCOUT_READ;
+		ssize_t r = pread(s->fd, s->buf + n, piece, s->base + (off_t)(off + n));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -131,6 +159,7 @@ scout_main(void *arg)
 		if (s->pending) {
 			litset_free(s->ls);
 			s->ls = s->pending;
+			s->skip = s->pending_skip;
 			s->pending = NULL;
 		}
 		pthread_mutex_unlock(&s->mu);
@@ -147,13 +176,20 @@ scout_main(void *arg)
 	}
 }
 
+static struct scout_skip
+skip_or_none(const struct scout_skip *sk)
+{
+	return sk ? *sk : (struct scout_skip){ SIZE_MAX, NULL };
+}
+
 struct scout *
-scout_start(int fd, off_t base, uint64_t size, struct litset *ls)
+scout_start(int fd, off_t base, uint64_t size, struct litset *ls, const struct scout_skip *sk)
 {
 	struct scout *s = xcalloc(1, sizeof(*s));
 	sigset_t all, old;
 	bool started;
 
+	s->skip = skip_or_none(sk);
 	s->fd = fd;
 	s->base = base;
 	s->size = size;
@@ -181,16 +217,18 @@ scout_start(int fd, off_t base, uint64_t size, struct litset *ls)
 }
 
 void
-scout_update(struct scout *s, struct litset *ls)
+scout_update(struct scout *s, struct litset *ls, const struct scout_skip *sk)
 {
 	pthread_mutex_lock(&s->mu);
 	litset_free(s->pending);
 	s->pending = ls;
+	s->pending_skip = skip_or_none(sk);
 	pthread_mutex_unlock(&s->mu);
 }
 
 enum scout_answer
-scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *covered)
+scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *covered,
+	  bool *alone)
 {
 	uint64_t j = from / SCOUT_BLOCK, start = j * SCOUT_BLOCK;
 	struct slot *sl = &s->slot[j % SLOTS];
@@ -220,10 +258,11 @@ scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *c
 	pthread_mutex_unlock(&s->mu);
 	if (!mine || sl->failed)
 		return SCOUT_YOURS;
-	while (sl->cursor < sl->n && start + sl->rec[sl->cursor] < from)
+	while (sl->cursor < sl->n && start + (sl->rec[sl->cursor] & ~REC_ALONE) < from)
 		sl->cursor++;
-	if (sl->cursor < sl->n && start + sl->rec[sl->cursor] < *covered) {
-		*at = start + sl->rec[sl->cursor];
+	if (sl->cursor < sl->n && start + (sl->rec[sl->cursor] & ~REC_ALONE) < *covered) {
+		*at = start + (sl->rec[sl->cursor] & ~REC_ALONE);
+		*alone = (sl->rec[sl->cursor] & REC_ALONE) != 0;
 		return SCOUT_FOUND;
 	}
 	return SCOUT_NONE;

@@ -208,15 +208,16 @@ set_reason(const struct engine_result *e, struct verdict *v)
 	v->reason = buf_detach(&b, NULL);
 }
 
+/* The first lines of its own evidence, up to the one that made it hold. */
 static void
 add_context_evidence(const struct engine_result *e, const struct context_def *cx,
-		     struct verdict_context *vc)
+		     struct verdict_context *vc, size_t done)
 {
 	for (size_t k = 0; k < cx->npats; k++) {
 		const struct pat_state *st = &e->ps[cx->pats[k]->index];
 		size_t at = vc->nev;
 
-		if (!st->hit)
+		if (!st->hit || st->line > done)
 			continue;
 		for (size_t j = 0; j < vc->nev; j++)
 			if (vc->ev[j].line == st->line)
@@ -251,7 +252,7 @@ collect_contexts(const struct engine_result *e, struct verdict *v)
 		vc->def = &rs->contexts[i];
 		vc->held = e->ctx_held[i];
 		vc->score = e->ctx_score[i];
-		add_context_evidence(e, vc->def, vc);
+		add_context_evidence(e, vc->def, vc, e->ctx_done[i]);
 		if ((why = engine_asserted_why(e, vc->def->id)))
 			vc->asserted = xstrdup(why);
 	}

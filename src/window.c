@@ -42,6 +42,7 @@ window_init(struct window *w, window_line_fn on_line, void *arg)
 	w->noprev_at = SIZE_MAX;
 	w->scout_fd = -1;
 	w->map_from = SIZE_MAX;
+	w->skip.lit = SIZE_MAX;
 	w->on_line = on_line;
 	w->arg = arg;
 }
@@ -150,26 +151,28 @@ window_neighbours(const struct window *w, size_t start, size_t end, size_t limit
  * rebuilt set a block late): an extra candidate line only finds no hits.
  */
 static size_t
-next_hit(struct window *w, size_t pos, size_t region_end)
+next_hit(struct window *w, size_t pos, size_t region_end, size_t *lit, bool *alone)
 {
 	uint64_t f, fend;
 
+	*lit = SIZE_MAX;
+	*alone = false;
 	if (w->every_line)
 		return pos;
 	if (!w->scout || pos < w->map_from)
-		return litset_find(w->pf, w->buf, region_end, pos, NULL);
+		return litset_find(w->pf, w->buf, region_end, pos, lit);
 	f = pos + w->map_delta;
 	fend = region_end + w->map_delta;
 	while (f < fend) {
 		uint64_t at, covered;
 		size_t o;
 
-		switch (scout_ask(w->scout, f, fend, &at, &covered)) {
+		switch (scout_ask(w->scout, f, fend, &at, &covered, alone)) {
 		case SCOUT_FOUND:
 			return (size_t)(at - w->map_delta);
 		case SCOUT_YOURS:
 			o = litset_find_range(w->pf, w->buf, region_end, (size_t)(f - w->map_delta),
-					      (size_t)(covered - w->map_delta), NULL);
+					      (size_t)(covered - w->map_delta), lit);
 			if (o < region_end)
 				return o;
 			break;
@@ -200,15 +203,21 @@ next_long_line(const char *buf, size_t pos, size_t end)
 	return end;
 }
 
-/* Candidate lines in [pos, region_end), none of them over-long. */
+/*
+ * Candidate lines in [pos, region_end), none of them over-long. A line the
+ * owner's skip passes over (pt/scout.h) is counted, not handed over; the
+ * scout's answers have been through the same test.
+ */
 static void
 scan_lines(struct window *w, size_t pos, size_t region_end, size_t limit)
 {
 	while (pos < region_end) {
-		size_t h, ls, le;
+		size_t h, ls, le, lit;
+		enum scout_line kind;
 		const char *nl;
+		bool alone;
 
-		h = next_hit(w, pos, region_end);
+		h = next_hit(w, pos, region_end, &lit, &alone);
 		if (h >= region_end) {
 			w->lineno += count_newlines(w->buf + pos, region_end - pos);
 			break;
@@ -217,7 +226,10 @@ scan_lines(struct window *w, size_t pos, size_t region_end, size_t limit)
 		ls = nl ? (size_t)(nl - w->buf) + 1 : pos;
 		le = (size_t)(find_nl(w->buf + h, region_end - h) - w->buf);
 		w->lineno += count_newlines(w->buf + pos, ls - pos) + 1;
-		w->on_line(w->arg, w, ls, le, limit, w->lineno);
+		kind = alone ? SCOUT_LINE_ALONE :
+		       scout_line_kind(w->pf, &w->skip, w->buf, region_end, ls, h, lit, le);
+		if (kind != SCOUT_LINE_SKIP)
+			w->on_line(w->arg, w, ls, le, limit, w->lineno, kind == SCOUT_LINE_ALONE);
 		pos = le + 1;
 	}
 }
@@ -232,7 +244,7 @@ handle_cut_line(struct window *w, size_t start)
 	w->long_lines++;
 	w->lineno++;
 	w->buf[end] = '\n';
-	w->on_line(w->arg, w, start, end, end, w->lineno);
+	w->on_line(w->arg, w, start, end, end, w->lineno, false);
 	w->buf[end] = saved;
 }
 
@@ -458,14 +470,14 @@ window_start_scout(struct window *w, struct litset *twin)
 		litset_free(twin);
 		return;
 	}
-	w->scout = scout_start(w->scout_fd, w->scout_base, w->scout_size, twin);
+	w->scout = scout_start(w->scout_fd, w->scout_base, w->scout_size, twin, &w->skip);
 }
 
 void
 window_update_scout(struct window *w, struct litset *twin)
 {
 	if (w->scout)
-		scout_update(w->scout, twin);
+		scout_update(w->scout, twin, &w->skip);
 	else
 		litset_free(twin);
 }

@@ -124,6 +124,17 @@ struct log_known {
 struct classifier *classifier_new(const struct ruleset *rs);
 /* Before the first feed: contexts asserted for this log (borrowed until finish). */
 void classifier_assert_contexts(struct classifier *c, const struct context_assertion *a, size_t n);
+/*
+ * Before the first feed: read the log without settling (pt/engine.h): every
+ * pattern runs until its first hit, even one that can no longer change the
+ * verdict; every line with a wrap piece is joined, every frame line read.
+ * Slower, and the same verdict: for tests, and for `rules test`, which
+ * asks about every rule, not only about the verdict.
+ */
+void classifier_exhaustive(struct classifier *c);
+/* Candidate lines handled plus patterns run on lines and joins: what
+ * settling saves (for tests). */
+size_t classifier_work(const struct classifier *c);
 /* After classifier_finish: did the context hold? False for an unknown id. */
 bool classifier_context_held(const struct classifier *c, const char *id);
 void classifier_free(struct classifier *c);
@@ -158,6 +169,8 @@ struct classify_opts {
 	 * or NULL: each one counts as full evidence for its context. */
 	const struct context_assertion *asserted;
 	size_t nasserted;
+	/* Read every pattern to its first hit (classifier_exhaustive()). */
+	bool exhaustive;
 	/* Called with every piece of the log as it is read (UTF-8, before any
 	 * escape sequence is stripped), or NULL: a command echoes or keeps it. */
 	void (*tap)(void *arg, const char *data, size_t len);

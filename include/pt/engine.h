@@ -44,12 +44,37 @@ struct engine_result {
 	/* Filled by score_contexts(), one per ruleset context. */
 	bool *ctx_held;
 	double *ctx_score;
+	size_t *ctx_done;                  /* the line where it held on its own evidence, or SIZE_MAX */
 };
 
 /* Why context id holds on someone's word (struct context_assertion), or NULL. */
 const char *engine_asserted_why(const struct engine_result *e, const char *id);
-/* Evaluate every context into e->ctx_held and e->ctx_score (arrays the caller allocated). */
+/*
+ * Evaluate every context into e->ctx_held, e->ctx_score and e->ctx_done
+ * (arrays the caller allocated). A context counts its own evidence up to
+ * the line where it reaches its threshold: what made it hold.
+ */
 void score_contexts(struct engine_result *e);
+/* A context's score from its own evidence (no assertion), and *done as in ctx_done. */
+double score_context_own(const struct engine_result *e, const struct context_def *cx, size_t *done);
+
+/*
+ * While the log is read: which patterns can no longer change the verdict,
+ * whatever the rest of the log holds. Quiet are the patterns of a context
+ * that held on its own evidence, and those of a rule that can no longer
+ * fire: a `none` pattern of it hit, a context it requires can no longer
+ * hold or one it excludes holds for good, or it is of the fallback tier
+ * and a specific rule of a kernel class has fired for good (no `none`
+ * pattern, its contexts settled). Facts stay until they hit. Only ps,
+ * rs and asserted of e are read.
+ */
+struct settle {
+	bool *quiet;                /* one per ruleset pattern, caller-allocated: filled */
+	unsigned char *ctx;         /* one per context, caller-allocated scratch */
+	bool rule_fired_final;      /* a rule with a key line has fired for good: the
+	                             * last error line can no longer reach the verdict */
+};
+void score_settle(const struct engine_result *e, struct settle *st);
 /* Did rule r fire: its patterns, and the contexts it requires or excludes. */
 bool score_rule_fired(const struct engine_result *e, const struct rule *r);
 /* The rule's key line: its first `any` hit, else its first `all` hit, or NULL. */

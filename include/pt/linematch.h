@@ -43,21 +43,40 @@ struct linematch {
 	size_t npat;                /* pattern ids are 0..npat-1; the engine's own ids follow */
 	size_t *always;             /* patterns with no usable literal: tried on every line */
 	size_t nalways;
-	unsigned char *hits;        /* bitmap over all ids */
+	unsigned char *hits;        /* bitmap over all ids: the candidate line's, else clear */
 	size_t hits_len;
 	size_t *ids;                /* scratch: the ids set in hits */
+	size_t nids;
 	struct pat_state *ps;       /* one per ruleset pattern */
 	struct vars *rcaps;         /* per rule: captures of its first hits */
 	struct vars env;            /* facts */
 	struct join joins[2];       /* the candidate line's joins: forward, both ways */
-	struct snap_frame last_frame, loc_frame;
+	struct buf last_raw;        /* the last user frame's line, or empty (run_frame()) */
+	struct snap_frame last_frame; /* it, parsed, after linematch_finish() */
+	struct snap_frame loc_frame;
 	size_t *waiting;            /* hit patterns whose traceback comes after them */
 	size_t nwaiting;
-	char *last_error;
+	struct buf last_error;      /* the last error-looking line, or empty */
 	size_t last_error_line;
 	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
-	size_t nhit, built_nhit;    /* patterns hit, now and at the last build */
+	size_t work;                /* candidate lines, plus patterns run on lines and joins */
 	size_t wasted;              /* candidate lines since the last build that ran nothing */
+	/* What can still change the verdict (score_settle(), pt/engine.h). */
+	bool exhaustive;            /* never settle, join every piece line, skip no frame
+	                             * line: every pattern runs to its first hit */
+	const struct context_assertion *asserted; /* borrowed: contexts held on someone's word */
+	size_t nasserted;
+	bool *quiet;                /* per pattern: can no longer change the verdict */
+	size_t **cuts;              /* per pattern: its literals' wrap cuts, once needed */
+	size_t nquiet;              /* quiet patterns not hit */
+	unsigned char *ctx_state;   /* scratch for score_settle() */
+	bool need_frames;           /* traceback frames can still give the location */
+	bool need_error;            /* the last error line can still reach the verdict */
+	bool settle_due;            /* something hit since the last settle */
+	size_t since_settle;        /* candidate lines since then */
+	size_t live_gen, built_gen; /* changes to what the prefilter must find; at the last build */
+	const struct litset *skip_pf; /* the set linematch_skip() last answered for, and how */
+	struct scout_skip skip;
 };
 
 /*
@@ -72,28 +91,42 @@ void linematch_init(struct linematch *lm, const struct ruleset *rs, const struct
 void linematch_release(struct linematch *lm);
 
 /*
- * A prefilter (not built) of rs's patterns, of those not hit yet when ps
- * is given, plus the engine's own literals. Returns a new set; free it with
- * litset_free().
+ * A prefilter (not built) of rs's patterns and the engine's own literals,
+ * or with lm, of those that can still change the verdict (not hit, not
+ * quiet). Returns a new set; free it with litset_free().
  */
-struct litset *linematch_prefilter(const struct ruleset *rs, const struct pat_state *ps);
+struct litset *linematch_prefilter(const struct ruleset *rs, const struct linematch *lm);
+
+/*
+ * The lines a walk over pf (lm's prefilter or its twin) may pass over
+ * (pt/scout.h): those whose only literal is the engine's `File "` and that
+ * hold no Python frame of the user's code. sk.lit is SIZE_MAX when pf has
+ * no such literal of its own (another literal shares its start), and in
+ * an exhaustive reading.
+ */
+struct scout_skip linematch_skip(struct linematch *lm, const struct litset *pf);
 
 /* Build lm's prefilter, choosing rare windows from sample[0..len) (may be
  * empty). Does nothing when it is built already. */
 void linematch_build(struct linematch *lm, const char *sample, size_t len);
 
 /*
- * One candidate line of w (the arguments of window_line_fn). Returns true
- * when the prefilter should be rebuilt without the patterns that have hit:
- * many candidate lines in a row ran nothing.
+ * One candidate line of w (the arguments of window_line_fn; alone: the
+ * line holds the `File "` of linematch_skip() and no other literal, so it
+ * is not searched again). Returns true
+ * when the prefilter should be rebuilt without the patterns that have hit
+ * or gone quiet: many candidate lines since the last build ran nothing.
  */
 bool linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
-		    size_t limit, size_t lineno);
+		    size_t limit, size_t lineno, bool alone);
+
+/* After the last line: fills last_frame. */
+void linematch_finish(struct linematch *lm);
 
 /*
- * Rebuild the prefilter from the patterns not hit yet (sample as for
- * linematch_build()). Returns false when no pattern has hit since the last
- * build: the set would be the same, and nothing was done.
+ * Rebuild the prefilter from what can still change the verdict (sample as
+ * for linematch_build()). Returns false when nothing changed since the
+ * last build: the set would be the same, and nothing was done.
  */
 bool linematch_rebuild(struct linematch *lm, const char *sample, size_t len);
 

@@ -32,6 +32,25 @@
  */
 int literal_extract(const char *pattern, char ***out, size_t *n);
 
+/*
+ * The same for what a positive lookaround at the top level of `pattern`
+ * requires (the longest-lasting one when there are several): every subject
+ * the pattern matches contains one of these strings somewhere, though no
+ * match needs to. An empty list when the pattern has none, or a '|' at its
+ * top level. For `^(?=.*?(?:Error|failed)).*?\bvmem\b` literal_extract()
+ * gives "vmem" and this "error" and "failed": a line (or a join of lines)
+ * without either cannot match, and need not be tried.
+ */
+int literal_extract_ahead(const char *pattern, char ***out, size_t *n);
+
+/*
+ * Both lists from one reading of the pattern, as literal_extract() (into
+ * *lits, *nlits) and literal_extract_ahead() (into *ahead, *nahead) give
+ * them; any out-pointer may be NULL. Returns the number of literals.
+ */
+int literal_extract_all(const char *pattern, char ***lits, size_t *nlits, char ***ahead,
+			size_t *nahead);
+
 /* Free a list returned by literal_extract(). NULL is fine. */
 void literal_list_free(char **list);
 

@@ -87,6 +87,21 @@ size_t litset_find_range(const struct litset *ls, const char *buf, size_t len, s
 size_t litset_line_hits(const struct litset *ls, const char *line, size_t len,
 			unsigned char *hits);
 
+/*
+ * The same walk, calling fn(arg, i, pos) for every occurrence of literal i
+ * (litset_literal(), litset_ids()) at line[pos..]; the order is the
+ * probes', not the positions'. Returns the number of occurrences.
+ */
+size_t litset_line_each(const struct litset *ls, const char *line, size_t len,
+			void (*fn)(void *arg, size_t lit, size_t pos), void *arg);
+
+/*
+ * The index of the literal equal to text[0..len) (ASCII case aside) when no
+ * other literal could start where it does (none is a prefix of it, it is
+ * the prefix of none); SIZE_MAX otherwise.
+ */
+size_t litset_alone(const struct litset *ls, const char *text, size_t len);
+
 /* Number of distinct literals (after merging equal ones). */
 size_t litset_count(const struct litset *ls);
 /* Returns a borrowed pointer to literal i (lower case), valid until litset_free(). */

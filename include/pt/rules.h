@@ -75,6 +75,8 @@ struct pattern {
 	enum pat_role role;
 	struct match *m;           /* compiled (never NULL in a loaded ruleset); read-only */
 	char **lits;               /* required literals (literal.h), NULL-terminated; set by finish */
+	char **ahead;              /* what a top-level lookahead requires of the subject
+	                            * (literal_extract_ahead()), NULL-terminated; set by finish */
 	int line, col;             /* position in the rules file */
 	struct rule *rule;         /* owning rule (borrowed back-pointer), NULL for facts and contexts */
 	size_t index;              /* position in ruleset->patterns */

@@ -19,6 +19,8 @@
 #ifndef PT_SCOUT_H
 #define PT_SCOUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,19 +31,51 @@
 struct scout;
 
 /*
- * Start scouting fd's bytes [base, base + size) with the literals of ls (a
- * built set, which the scout now owns; it must not contain '\n'). Block 0
- * is left to the caller, which is reading it already. Returns NULL (ls
- * freed) when the thread cannot start.
+ * A line the candidate walk may pass over unseen: its first literal is
+ * `lit` (an index of the walk's set), no other literal starts on it, and
+ * quiet(line) says such a line changes nothing (a Python frame in library
+ * code). lit SIZE_MAX: none. When quiet() says no, the line is still known
+ * to hold that literal alone, which spares the classifier its search of
+ * the line. The scout's walk and the classifier's own apply the same
+ * test, so the classifier only loses lines that would have done nothing.
  */
-struct scout *scout_start(int fd, off_t base, uint64_t size, struct litset *ls);
+struct scout_skip {
+	size_t lit;
+	bool (*quiet)(const char *line, size_t len);
+};
 
-/* Hand over a new, smaller set (owned by the scout from now on): blocks
- * claimed after this use it. */
-void scout_update(struct scout *s, struct litset *ls);
+enum scout_line {
+	SCOUT_LINE_CANDIDATE,    /* a candidate line like any */
+	SCOUT_LINE_SKIP,         /* pass over it */
+	SCOUT_LINE_ALONE,        /* a candidate whose only literal is sk->lit */
+};
+
+/*
+ * What is the line buf[start..end) (end at its newline, inside
+ * buf[0..len)), whose first literal occurrence is literal `lit` at `hit`?
+ * sk may be NULL (none).
+ */
+enum scout_line scout_line_kind(const struct litset *ls, const struct scout_skip *sk,
+				const char *buf, size_t len, size_t start, size_t hit, size_t lit,
+				size_t end);
+
+/*
+ * Start scouting fd's bytes [base, base + size) with the literals of ls (a
+ * built set, which the scout now owns; it must not contain '\n') and the
+ * lines sk (may be NULL) lets it pass over. Block 0 is left to the caller,
+ * which is reading it already. Returns NULL (ls freed) when the thread
+ * cannot start.
+ */
+struct scout *scout_start(int fd, off_t base, uint64_t size, struct litset *ls,
+			  const struct scout_skip *sk);
+
+/* Hand over a new, smaller set (owned by the scout from now on) and its
+ * skip (may be NULL): blocks claimed after this use them. */
+void scout_update(struct scout *s, struct litset *ls, const struct scout_skip *sk);
 
 enum scout_answer {
-	SCOUT_FOUND,     /* *at: the first candidate in [from, *covered) */
+	SCOUT_FOUND,     /* *at: the first candidate in [from, *covered); *alone:
+	                  * its only literal is the skip's (SCOUT_LINE_ALONE) */
 	SCOUT_NONE,      /* no candidate in [from, *covered) */
 	SCOUT_YOURS,     /* the scout did not look at [from, *covered): search it yourself */
 };
@@ -52,7 +86,7 @@ enum scout_answer {
  * in order of from: the blocks before from's are given up.
  */
 enum scout_answer scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at,
-			    uint64_t *covered);
+			    uint64_t *covered, bool *alone);
 
 /* Stop the thread and free everything. NULL is fine. */
 void scout_stop(struct scout *s);

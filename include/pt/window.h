@@ -21,6 +21,7 @@
 
 #include "pt/decode.h"
 #include "pt/litset.h"
+#include "pt/scout.h"
 
 /*
  * Hard-wrapped messages: a candidate line is joined with up to JOIN_LINES
@@ -42,11 +43,12 @@ struct window;
 /*
  * A candidate line: w->buf[start..end) without its newline, line number
  * lineno (1-based). limit is where the window's known bytes end: the held
- * lines up to it are visible to window_neighbours(). The callback may
- * change w->pf (a rebuilt prefilter) but nothing else of the window.
+ * lines up to it are visible to window_neighbours(). alone: the line's
+ * only literal is w->skip's (SCOUT_LINE_ALONE). The callback may change
+ * w->pf and w->skip (a rebuilt prefilter) but nothing else of the window.
  */
 typedef void (*window_line_fn)(void *arg, struct window *w, size_t start, size_t end,
-			       size_t limit, size_t lineno);
+			       size_t limit, size_t lineno, bool alone);
 
 struct window {
 	char *buf;                  /* [done lines][held lines][partial][free] */
@@ -63,6 +65,8 @@ struct window {
 	/* Where candidate lines are: set by the owner before the first
 	 * window_advance() and whenever it rebuilds the prefilter. */
 	const struct litset *pf;    /* borrowed */
+	struct scout_skip skip;     /* lines of pf's that change nothing (pt/scout.h); the
+	                             * scout gets it with the twin of pf */
 	bool every_line;            /* a pattern has no literal: every line is a candidate */
 	window_line_fn on_line;
 	void *arg;
@@ -91,9 +95,9 @@ void window_release(struct window *w);
  */
 void window_want_scout(struct window *w, int fd, unsigned threads);
 /* Start the scout, if wanted and possible, with twin (a built copy of the
- * prefilter, which the window now owns; freed when not used). */
+ * prefilter, which the window now owns; freed when not used) and w->skip. */
 void window_start_scout(struct window *w, struct litset *twin);
-/* Hand the scout a rebuilt prefilter (owned by the window from now on). */
+/* Hand the scout a rebuilt prefilter (owned by the window from now on) and w->skip. */
 void window_update_scout(struct window *w, struct litset *twin);
 
 /* Room for the next read: at least READ_CHUNK bytes at the returned pointer. */

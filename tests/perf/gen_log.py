@@ -11,27 +11,40 @@ Writes into OUT (default build/perf-data):
                    near-misses (error, failed, vmem, hbm, memory, lowering,
                    exhausted ...). Rare real error lines (1 in ~50,000) are
                    spread through it.
-  big-errors.log   those error lines alone, in the same order
+  pallas.log       a Pallas project's CI log (pallas_lines.py): tests/pallas
+                   pytest lines, tracebacks through jax/_src/pallas frames with
+                   kernel code, Mosaic IR, XLA fusions and tpu_custom_call HLO,
+                   jax debug logging, and big.log's lines; the same rare errors
+  dense.log        a test suite where hundreds of kernels fail: failing-test
+                   blocks (traceback through Pallas, the error) between
+                   Pallas lines; about one error line in twenty
+  NAME-errors.log  each log's error lines alone, in the same order
   small-2k.log     a ~2 KB pasted error: 16 ordinary lines and one OOM line
   small/           1,000 small CI logs (5-20 KB) in 10 directories: a handful
                    of failure kinds, duplicates of each, some with no failure
-  meta.json        sizes, line counts and the expected grep/rg match count
+  meta.json        sizes, line counts and the grep/rg match count of each log
 
 The output depends only on the seed: the same bytes on every machine.
-Ordinary lines come from a pool of pre-rendered lines (fast: the big log is
-assembled in ~1 MB joins). With --patterns FILE (one PCRE pattern per line,
-from `pallas-triage rules export-patterns`) every error template is checked
-to match some pattern and a sample of the ordinary lines to match none, so
-grep -c / rg -c must report exactly the number of error lines.
+Lines come from pools of pre-rendered lines (fast: a big log is assembled in
+~1 MB joins). With --patterns FILE (the specific rules' patterns, from
+`pallas-triage rules export-patterns --specific`) every error template is
+checked to match some pattern and a sample of big.log's ordinary lines to
+match none. With --peer FILE (translate.py's Python form of what the peers
+get) each pool element's lines are matched once, so meta.json says how
+many lines grep -c and rg -c must count in each log.
 """
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import re
 import sys
 
+import pallas_lines
+
 SEED = 20250611
+INPUTS = ("big", "pallas", "dense")
 
 # Real failure lines, one per line (taken from the shipped rules' examples).
 ERRORS = [
@@ -205,6 +218,19 @@ def build_pool(r, n):
     return [r.choice(fns)(r) + "\n" for _ in range(n)]
 
 
+def build_pallas_pool(r, ordinary, n):
+    """The Pallas-heavy mix: pallas_lines' templates, and ordinary CI lines."""
+    fns = [t for t, w in pallas_lines.PALLAS_MIX for _ in range(w)]
+    return [r.choice(ordinary) if r.randrange(100) < pallas_lines.PALLAS_ORDINARY else r.choice(fns)(r) + "\n"
+            for _ in range(n)]
+
+
+def build_dense_pool(r, n):
+    """Between the failing tests of the dense log: Pallas evidence only."""
+    fns = [t for t, w in pallas_lines.PALLAS_MIX for _ in range(w)]
+    return [r.choice(fns)(r) + "\n" for _ in range(n)]
+
+
 def compile_patterns(path):
     pats, skipped = [], 0
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -213,7 +239,8 @@ def compile_patterns(path):
             if not src:
                 continue
             try:
-                pats.append(re.compile(src))
+                # bytes: ASCII \b, \w, \d, as PCRE2 without UTF mode, grep in C and rg --no-unicode
+                pats.append(re.compile(src.encode("utf-8")))
             except re.error:
                 skipped += 1
     return pats, skipped
@@ -222,53 +249,90 @@ def compile_patterns(path):
 def check(pats, pool_sample):
     bad = 0
     for i, e in enumerate(ERRORS):
-        if not any(p.search(e) for p in pats):
+        if not any(p.search(e.encode()) for p in pats):
             print("gen_log: error template %d matches no pattern: %s" % (i, e[:80]), file=sys.stderr)
             bad += 1
     for elem in pool_sample:
         for line in elem.splitlines():
-            hit = next((p.pattern for p in pats if p.search(line)), None)
+            hit = next((p.pattern for p in pats if p.search(line.encode())), None)
             if hit:
                 print("gen_log: ordinary line matches %r: %s" % (hit[:60], line[:100]), file=sys.stderr)
                 bad += 1
     return bad
 
 
-def write_big(r, out, size, pool):
-    """Write at most size bytes of whole lines, with an error line every
-    25,000-75,000 pool elements. Returns (lines, bytes, error lines written)."""
-    pool_b = [p.encode("utf-8") for p in pool]
-    errs = []
-    elems = written = lines = 0
-    next_err = r.randint(1000, 60000)
+_PEER = []
+
+
+def _peer_init(path):
+    _PEER[:] = compile_patterns(path)[0]
+
+
+def _matching_lines(elem):
+    """How many lines of a pool element some peer pattern matches."""
+    return sum(1 for l in elem.split(b"\n")[:-1] if any(p.search(l) for p in _PEER))
+
+
+def peer_matches(path, elems):
+    """For each element (bytes), how many of its lines the peers' patterns
+    match: what rg -c and grep -c count. Python's re on bytes, with the patterns
+    the peers got (translate.py's PEER file), on both cores."""
+    if not path:
+        return [0] * len(elems)
+    with multiprocessing.Pool(2, _peer_init, (path,)) as pool:
+        return pool.map(_matching_lines, elems, chunksize=256)
+
+
+class Input:
+    """One log of the bench and its companion: NAME.log and NAME-errors.log
+    (the error lines alone, in order); and the count of the lines the
+    peers' patterns match."""
+
+    def __init__(self, out, name):
+        self.name = name
+        self.files = [open(os.path.join(out, "%s%s.log" % (name, s)), "wb") for s in ("", "-errors")]
+        self.lines = self.bytes = self.errors = self.matches = 0
+
+    def write(self, data, errors, match):
+        self.files[0].write(data)
+        self.files[1].write(errors)
+        self.bytes += len(data)
+        self.lines += data.count(b"\n")
+        self.errors += errors.count(b"\n")
+        self.matches += match
+
+    def close(self):
+        for f in self.files:
+            f.close()
+        return {"bytes": self.bytes, "lines": self.lines, "error_lines": self.errors, "matches": self.matches}
+
+
+def write_log(r, log, size, pool, match, gaps, error_elem):
+    """Write at most size bytes of whole pool elements (drawn with r) with an
+    error element inserted after every gaps() elements; error_elem(k)
+    returns the k-th one as (bytes, its error line, its matching lines' count)."""
+    elems = 0
+    next_err = gaps(True)
     batch = 8192
-    with open(os.path.join(out, "big.log"), "wb") as f:
-        while written < size:
-            chunk = r.choices(pool_b, k=batch)
-            inserted = None
-            if elems + batch > next_err:
-                inserted = (ERRORS[len(errs) % len(ERRORS)] + "\n").encode("utf-8")
-                chunk.insert(next_err - elems, inserted)
-                next_err += r.randint(25000, 75000)
-            elems += batch
-            data = b"".join(chunk)
-            if written + len(data) > size:
-                keep, n = [], written
-                for c in chunk:
-                    if n + len(c) > size:
-                        break
-                    keep.append(c)
-                    n += len(c)
-                if inserted is not None and not any(c is inserted for c in keep):
-                    inserted = None
-                data = b"".join(keep)
-                size = written + len(data)  # stop after this write
-            if inserted is not None:
-                errs.append(inserted.decode("utf-8"))
-            f.write(data)
-            written += len(data)
-            lines += data.count(b"\n")
-    return lines, written, errs
+    written = 0
+    k = 0
+    while written < size:
+        idx = r.choices(range(len(pool)), k=batch)
+        parts = [(pool[i], b"", match[i]) for i in idx]
+        while elems + batch > next_err:
+            parts.insert(next_err - elems + (len(parts) - batch), error_elem(k))
+            k += 1
+            next_err += gaps(False)
+        elems += batch
+        keep, n = [], written
+        for p in parts:
+            if n + len(p[0]) > size:
+                size = n  # stop after this write
+                break
+            keep.append(p)
+            n += len(p[0])
+        log.write(b"".join(p[0] for p in keep), b"".join(p[1] for p in keep), sum(p[2] for p in keep))
+        written = n
 
 
 def write_small(r, out, pool, n):
@@ -302,37 +366,77 @@ def write_2k(r, out, pool):
     return len(text.encode("utf-8"))
 
 
+def spread_errors(r):
+    """One error line every 25,000-75,000 pool elements."""
+    return lambda first: r.randint(1000, 60000) if first else r.randint(25000, 75000)
+
+
+def error_line(k, peer):
+    e = (ERRORS[k % len(ERRORS)] + "\n").encode("utf-8")
+    return e, e, 1 if peer else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                   "..", "..", "build", "perf-data"))
-    ap.add_argument("--size", type=int, default=1 << 30, help="bytes of big.log (default 1 GiB)")
+    ap.add_argument("--size", type=int, default=1 << 30, help="bytes of each big log (default 1 GiB)")
     ap.add_argument("--small", type=int, default=1000, help="number of small logs")
-    ap.add_argument("--patterns", help="exported patterns to check the templates against")
+    ap.add_argument("--patterns", help="exported specific patterns to check the templates against")
+    ap.add_argument("--peer", help="the patterns the peers get (translate.py), to count their matches")
+    ap.add_argument("--inputs", default=",".join(INPUTS), help="which big logs (default: %(default)s)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     r = random.Random(SEED)
     pool = build_pool(r, 60000)
+    rp = random.Random(SEED + 1)
+    ppool = build_pallas_pool(rp, pool, 20000)
+    dpool = build_dense_pool(rp, 8000)
+    failing = [pallas_lines.failing_test(rp, ("E   " if rp.random() < 0.3 else "") + ERRORS[k % len(ERRORS)]) + "\n"
+               for k in range(2000)]
     if a.patterns:
         pats, skipped = compile_patterns(a.patterns)
-        bad = check(pats, pool[:3000])
+        # big.log's lines are no failure a rule knows, not even a hint of one;
+        # the Pallas inputs' lines match tie patterns and facts on purpose
+        # (the verdict check of bench.sh covers those)
+        sample = pool[:3000]
+        bad = check(pats, sample)
         print("gen_log: checked %d patterns (%d not in Python syntax, skipped) on %d error templates "
-              "and 3000 pool elements: %d problems" % (len(pats), skipped, len(ERRORS), bad), file=sys.stderr)
+              "and %d pool elements: %d problems" % (len(pats), skipped, len(ERRORS), len(sample), bad), file=sys.stderr)
         if bad:
             sys.exit(1)
-    lines, size, errs = write_big(r, a.out, a.size, pool)
-    with open(os.path.join(a.out, "big-errors.log"), "w", encoding="utf-8", newline="\n") as f:
-        f.write("".join(errs))
-    size2k = write_2k(r, a.out, pool)
-    kinds = write_small(r, a.out, pool, a.small)
-    meta = {"seed": SEED, "big_bytes": size, "big_lines": lines, "error_lines": len(errs),
-            "expected_matches": len(errs), "small_2k_bytes": size2k, "small_logs": a.small,
-            "small_kinds": kinds}
+    meta = {"seed": SEED, "inputs": {}}
+    wanted = a.inputs.split(",")
+    peer = bool(a.peer)
+    for name in INPUTS:
+        if name not in wanted:
+            continue
+        log = Input(a.out, name)
+        if name == "big":
+            enc = [p.encode("utf-8") for p in pool]
+            write_log(r, log, a.size, enc, peer_matches(a.peer, enc), spread_errors(r),
+                      lambda k: error_line(k, peer))
+        elif name == "pallas":
+            enc = [p.encode("utf-8") for p in ppool]
+            write_log(rp, log, a.size, enc, peer_matches(a.peer, enc), spread_errors(rp),
+                      lambda k: error_line(k, peer))
+        else:
+            enc = [p.encode("utf-8") for p in dpool]
+            fenc = [f.encode("utf-8") for f in failing]
+            fmatch = peer_matches(a.peer, fenc)
+            ferr = [f.rstrip(b"\n").rsplit(b"\n", 1)[1] + b"\n" for f in fenc]
+            write_log(rp, log, a.size, enc, peer_matches(a.peer, enc),
+                      lambda first: rp.randint(3, 9),
+                      lambda k: (fenc[k % len(fenc)], ferr[k % len(fenc)], fmatch[k % len(fenc)]))
+        meta["inputs"][name] = log.close()
+        print("gen_log: wrote %s.log: %s" % (name, meta["inputs"][name]), file=sys.stderr)
+    meta["small_2k_bytes"] = write_2k(r, a.out, pool)
+    meta["small_kinds"] = write_small(r, a.out, pool, a.small)
+    meta["small_logs"] = a.small
+    meta["peer_counts"] = peer
     with open(os.path.join(a.out, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
         f.write("\n")
-    print("gen_log: wrote %s: %d bytes, %d lines, %d error lines; %d small logs" % (
-        a.out, size, lines, len(errs), a.small), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ reader disagree with the first:
          common literal ("kernel") so the prefilter is rebuilt
   dense  a candidate on every line (Python frames)
   late   the failure only in the last block
+  frames tracebacks all through: library frames (passed over unseen), the
+         user's frames (alone on their line), frames with other literals
 Deterministic: a fixed seed.
 """
 import random
@@ -36,7 +38,24 @@ def ordinary(rng):
     return "checkpoint saved to /mnt/ckpt/run-%d (%d bytes)\n" % (rng.randrange(10**4), rng.randrange(10**10))
 
 
+def frame(rng):
+    """A traceback piece: library frames (which the walk passes over), user
+    frames (alone on their line), frames with another literal, Traceback."""
+    k = rng.randrange(10)
+    if k < 5:
+        return '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/core.py", line %d, in bind\n' % rng.randrange(1, 3000)
+    if k < 7:
+        return '  File "/home/ci/proj/step_%d.py", line %d, in run_%d\n' % (rng.randrange(50), rng.randrange(1, 900), rng.randrange(9))
+    if k < 8:
+        return '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.py", line %d, in _pallas_call_impl\n' % rng.randrange(1, 3000)
+    if k < 9:
+        return "Traceback (most recent call last):\n"
+    return "    return fn(*args)\n"
+
+
 def extra(rng, scenario):
+    if scenario == "frames":
+        return frame(rng) if rng.randrange(3) == 0 else None
     if scenario == "dense":
         return '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/core.py", line %d, in bind\n' % rng.randrange(3000)
     if scenario != "mixed":

@@ -7,7 +7,9 @@
 . "$(dirname "$0")/../lib.sh"
 SIZE=$((34 * 1024 * 1024))
 F=$SRC/tests/triage
-same() { # NAME LOG: one thread and two give the same verdict; two did run
+SAME=$SRC/$BUILD/perf/verdict_same
+same() { # NAME LOG: one thread and two give the same verdict; two did run;
+	# and settling, the scout and its skips give what an exhaustive reading does
 	PALLAS_TRIAGE_THREADS=1 $PTRUN --json "$2" >"$T/one.json" 2>"$T/one.err"
 	r1=$?
 	PALLAS_TRIAGE_THREADS=2 $PTRUN --json "$2" >"$T/two.json" 2>"$T/two.err"
@@ -19,6 +21,8 @@ same() { # NAME LOG: one thread and two give the same verdict; two did run
 	grep -v '"threads":' "$T/two.json" >"$T/two.cmp"
 	check "$1: same verdict, evidence and line numbers" cmp -s "$T/one.cmp" "$T/two.cmp"
 	check "$1: found the failure" grep -q '"class": "[a-z]' "$T/one.json"
+	"$SAME" "$SRC/rules" "$2" >"$T/same.out" 2>&1
+	check "$1: the same as an exhaustive reading" grep -q '^same: ' "$T/same.out" || head -c 2000 "$T/same.out"
 }
 
 python3 "$SRC/tests/scout/gen.py" "$T/mixed.log" $SIZE mixed "$F/layout-block-divisible.log" \
@@ -29,6 +33,11 @@ check "mixed: the 200 KB line was cut" grep -Eq '"long_lines": [12],' "$T/two.js
 
 python3 "$SRC/tests/scout/gen.py" "$T/dense.log" $SIZE dense "$F/sync-race.log" "$F/layout-shape-cast.log"
 same dense "$T/dense.log"
+
+python3 "$SRC/tests/scout/gen.py" "$T/frames.log" $SIZE frames "$F/unsupported-primitive.log" \
+	"$F/chain-innermost.log" "$F/capacity-scoped.log"
+same frames "$T/frames.log"
+check "frames: the location is the user's frame" grep -q '"file": "/' "$T/one.json"
 
 python3 "$SRC/tests/scout/gen.py" "$T/late.log" $SIZE late "$F/unknown-fusion-vmem.log" "$F/capacity-scoped.log"
 same late "$T/late.log"

@@ -9,26 +9,8 @@
 
 #include "pt/classify.h"
 #include "pt/rules.h"
+#include "rules_fixture.h"
 #include "test.h"
-
-static struct ruleset *
-load_fixture(void)
-{
-	const char *src = getenv("SRC");
-	char path[4096];
-	struct diag d = DIAG_INIT;
-	struct pt_err err = PT_ERR_INIT;
-	struct ruleset *rs = ruleset_new();
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/rules", src ? src : ".");
-	if (ruleset_load_dir(rs, path, NULL, &d, &err) < 0 || ruleset_finish(rs, &d) < 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "%s\n", err.msg);
-		exit(2);
-	}
-	diag_release(&d);
-	return rs;
-}
 
 static void
 classify_chunked(const struct ruleset *rs, const char *log, size_t len, size_t chunk,
@@ -248,7 +230,7 @@ test_tie_and_match_limit(const struct ruleset *rs)
 int
 main(void)
 {
-	struct ruleset *rs = load_fixture();
+	struct ruleset *rs = load_rules_of("tests/fixtures/rules");
 
 	test_basic(rs);
 	test_none_makes_unknown(rs);

@@ -79,6 +79,82 @@ test_frames(void)
 	CHECK(!ingest_is_library_path("/home/u/k.py", 12));
 }
 
+/* Every marker, at the start, in the middle and at the end of a path. */
+static void
+test_library_paths(void)
+{
+	static const char *const lib[] = {
+		"/x/site-packages/a.py", "dist-packages/a.py", "/w/jax/_src/core.py", "/o/jaxlib/x.py",
+		"<frozen importlib._bootstrap>", "a/<frozen runpy>", "/usr/lib/python3.11/runpy.py",
+		"/p/torch_xla/x.py", "/p/absl/app.py", "/p/_pytest/python.py", "/p/pluggy/_hooks.py",
+		"/usr/lib/unittest/case.py", "bazel-out/k8/bin/t.runfiles/x/y.py", "x.runfiles/a.py",
+		"<string>", "",
+	};
+	static const char *const user[] = {
+		"/home/u/k.py", "/home/u/site-packages", "/home/u/jax/_src", "/home/u/my_absl/app.py",
+		"/srv/unittests/t.py", "frozen.py", "/home/u/lib/py/k.py", "k<frozn",
+	};
+
+	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++)
+		CHECK(ingest_is_library_path(lib[i], strlen(lib[i])));
+	for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++)
+		CHECK(!ingest_is_library_path(user[i], strlen(user[i])));
+	/* the length bounds the search: the marker past it does not count */
+	CHECK(!ingest_is_library_path("/home/u/k.py/site-packages/", 12));
+}
+
+/* What ingest_is_library_path() promises, spelled as a search per marker. */
+static bool
+library_by_search(const char *path, size_t len)
+{
+	static const char *const markers[] = {
+		"<frozen", "site-packages/", "dist-packages/", "runfiles/", "/jax/_src/", "/jaxlib/",
+		"/lib/python", "/torch_xla/", "/absl/", "/_pytest/", "/pluggy/", "/unittest/",
+	};
+
+	if (len == 0 || path[0] == '<')
+		return true;
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (memmem(path, len, markers[i], strlen(markers[i])))
+			return true;
+	return false;
+}
+
+/* Paths glued from marker fragments, so that markers fall across the
+ * scan's 16-byte steps at every offset, and near-misses abound. */
+static void
+test_library_random(void)
+{
+	static const char *const parts[] = {
+		"/", "s", "site-", "dist-", "packages", "runfiles", "jax", "_src", "jaxlib", "lib",
+		"python", "<frozen", "<", "torch_xla", "absl", "_pytest", "pluggy", "unittest",
+		"x", "home", ".py", "-",
+	};
+	unsigned seed = 22;
+	size_t bad = 0, lib = 0;
+
+	for (int round = 0; round < 20000; round++) {
+		char path[256];
+		size_t len = 0, nparts = 1 + (size_t)(round % 24);
+
+		for (size_t k = 0; k < nparts; k++) {
+			const char *q;
+
+			seed = seed * 1103515245u + 12345u;
+			q = parts[(seed >> 16) % (sizeof(parts) / sizeof(parts[0]))];
+			if (len + strlen(q) >= sizeof(path))
+				break;
+			memcpy(path + len, q, strlen(q));
+			len += strlen(q);
+		}
+		lib += library_by_search(path, len);
+		bad += ingest_is_library_path(path, len) != library_by_search(path, len);
+	}
+	CHECK_INTEQ(bad, 0);
+	/* both answers occur, or the comparison proves little */
+	CHECK(lib > 1000 && lib < 19000);
+}
+
 static void
 test_continuation(void)
 {
@@ -99,5 +175,7 @@ main(void)
 	test_trim();
 	test_frames();
 	test_continuation();
+	test_library_paths();
+	test_library_random();
 	return TEST_DONE();
 }

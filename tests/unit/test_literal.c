@@ -15,15 +15,13 @@
 
 #define ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The literals of pattern joined with '|', in the order returned. */
+/* A literal list joined with '|' (freed), in the order returned. */
 static char *
-lits(const char *pattern)
+joined(char **list, size_t n)
 {
 	static char out[4096];
-	char **list;
-	size_t n, len = 0;
+	size_t len = 0;
 
-	CHECK_INTEQ(literal_extract(pattern, &list, &n), (long long)n);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(list[i]);
@@ -38,6 +36,17 @@ lits(const char *pattern)
 	CHECK(list[n] == NULL);
 	literal_list_free(list);
 	return out;
+}
+
+/* The literals of pattern joined with '|', in the order returned. */
+static char *
+lits(const char *pattern)
+{
+	char **list;
+	size_t n;
+
+	CHECK_INTEQ(literal_extract(pattern, &list, &n), (long long)n);
+	return joined(list, n);
 }
 
 static void
@@ -471,9 +480,40 @@ test_random(void)
 	CHECK(with > total / 2);
 }
 
+/* The lookahead literals, joined with '|'. */
+static char *
+ahead(const char *pattern)
+{
+	char **list;
+	size_t n;
+
+	CHECK_INTEQ(literal_extract_ahead(pattern, &list, &n), (long long)n);
+	return joined(list, n);
+}
+
+/* What a top-level positive lookaround requires, and where it does not count. */
+static void
+test_ahead(void)
+{
+	/* the fallback tier's shape: the word is the literal, the error the lookahead's */
+	CHECK_STREQ(lits("(?i)^(?=.*?(?:Error|Exception|failed)).*?\\b(?P<w>vmem|smem)\\b"), "vmem|smem");
+	CHECK_STREQ(ahead("(?i)^(?=.*?(?:Error|Exception|failed)).*?\\b(?P<w>vmem|smem)\\b"),
+		    "error|exception|failed");
+	CHECK_STREQ(ahead("abc(?<=xabc)def"), "xabc");
+	/* none, or not required of every match */
+	CHECK_STREQ(ahead("abc"), "");
+	CHECK_STREQ(ahead("abc(?!xyz)"), "");
+	CHECK_STREQ(ahead("(?=xyz)abc|def"), "");
+	CHECK_STREQ(ahead("(?:(?=xyz)abc)?def"), "");
+	CHECK_STREQ(ahead("(?:a|(?=xyz))def"), "");
+	CHECK_STREQ(ahead("(?=xyz)?def"), "");
+	CHECK_STREQ(ahead("(?=.*)def"), "");
+}
+
 int
 main(void)
 {
+	test_ahead();
 	test_realistic();
 	test_shapes();
 	test_optional();

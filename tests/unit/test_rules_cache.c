@@ -109,6 +109,7 @@ same_pattern(const char *w, const struct pattern *x, const struct pattern *y)
 	S(src);
 	I(role);
 	V(lits);
+	V(ahead);
 	I(line);
 	I(col);
 	I(index);
@@ -487,7 +488,7 @@ test_struct_sizes(void)
 			"compare it in %s\n", #t, sizeof(t), (n), __FILE__); \
 	CHECK_INTEQ(sizeof(t), (n)); \
 } while (0)
-	SIZE(struct pattern, 56);
+	SIZE(struct pattern, 64);
 	SIZE(struct rule, 224);
 	SIZE(struct context_def, 168);
 	SIZE(struct confidence_policy, 24);

@@ -90,9 +90,10 @@ walk_with_scout(struct scout *s, const struct litset *ls, const char *b, size_t 
 	while (pos < len && n < max) {
 		uint64_t f = pos, at, covered;
 		size_t h = len;
+		bool alone;
 
 		while (f < len) {
-			enum scout_answer a = scout_ask(s, f, len, &at, &covered);
+			enum scout_answer a = scout_ask(s, f, len, &at, &covered, &alone);
 
 			answered[a]++;
 			if (a == SCOUT_FOUND) {
@@ -164,7 +165,7 @@ test_walk(void)
 	nwant = walk_plain(ls, b, len, want, max);
 	CHECK(nwant > 1000);
 	for (int pause = 0; pause <= 1; pause++) {
-		struct scout *s = scout_start(fd, 12, len, make_set(NLITS, b, 1u << 20));
+		struct scout *s = scout_start(fd, 12, len, make_set(NLITS, b, 1u << 20), NULL);
 
 		CHECK(s != NULL);
 		if (!s)
@@ -184,7 +185,7 @@ test_walk(void)
 		CHECK(pwrite(fd, b + cut - 5, strlen(lits[0]), 12 + (off_t)cut - 5) ==
 		      (ssize_t)strlen(lits[0]));
 		nwant = walk_plain(ls, b, len, want, max);
-		s = scout_start(fd, 12, cut, make_set(NLITS, b, 1u << 20));
+		s = scout_start(fd, 12, cut, make_set(NLITS, b, 1u << 20), NULL);
 		ngot = walk_with_scout(s, ls, b, len, got, max, true);
 		CHECK_INTEQ(ngot, nwant);
 		CHECK(ngot == nwant && memcmp(got, want, ngot * sizeof(*got)) == 0);
@@ -197,10 +198,10 @@ test_walk(void)
 	 * candidate of the full set, and none of the small set is skipped. */
 	{
 		struct litset *small = make_set(2, b, 1u << 20);
-		struct scout *s = scout_start(fd, 12, len, make_set(NLITS, b, 1u << 20));
+		struct scout *s = scout_start(fd, 12, len, make_set(NLITS, b, 1u << 20), NULL);
 		size_t nsmall = walk_plain(small, b, len, want, max), j = 0, bad = 0;
 
-		scout_update(s, make_set(2, b, 1u << 20));
+		scout_update(s, make_set(2, b, 1u << 20), NULL);
 		ngot = walk_with_scout(s, small, b, len, got, max, false);
 		for (size_t i = 0; i < ngot; i++) {
 			const char *nl = memchr(b + got[i], '\n', len - got[i]);
@@ -223,10 +224,12 @@ test_walk(void)
 	}
 	/* A file shorter than the scout expects: it says "yours", no guess. */
 	{
-		struct scout *s = scout_start(fd, 12, len + (8u << 20), make_set(NLITS, b, 1u << 20));
+		struct scout *s = scout_start(fd, 12, len + (8u << 20), make_set(NLITS, b, 1u << 20), NULL);
 		uint64_t at, covered;
+		bool alone;
 
-		CHECK(scout_ask(s, len + (7u << 20), len + (8u << 20), &at, &covered) == SCOUT_YOURS);
+		CHECK(scout_ask(s, len + (7u << 20), len + (8u << 20), &at, &covered, &alone) ==
+		      SCOUT_YOURS);
 		scout_stop(s);
 	}
 	scout_stop(NULL);
