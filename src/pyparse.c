@@ -34,8 +34,8 @@ struct py_arena {
 	struct chunk *head;
 };
 
-static void *
-arena_alloc(struct py_arena *a, size_t n)
+void *
+py_arena_alloc(struct py_arena *a, size_t n)
 {
 	struct chunk *c = a->head;
 
@@ -53,14 +53,34 @@ arena_alloc(struct py_arena *a, size_t n)
 	return memset(c->data + c->used - n, 0, n);
 }
 
-static char *
-arena_strndup(struct py_arena *a, const char *s, size_t n)
+char *
+py_arena_strndup(struct py_arena *a, const char *s, size_t n)
 {
-	char *d = arena_alloc(a, n + 1);
+	char *d = py_arena_alloc(a, n + 1);
 
 	memcpy(d, s, n);
 	d[n] = 0;
 	return d;
+}
+
+struct py_arena *
+py_arena_new(void)
+{
+	return xcalloc(1, sizeof(struct py_arena));
+}
+
+void
+py_arena_free(struct py_arena *a)
+{
+	struct chunk *c, *n;
+
+	if (!a)
+		return;
+	for (c = a->head; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	free(a);
 }
 
 struct parser {
@@ -79,7 +99,7 @@ list_push(struct parser *p, struct py_list *l, struct py_node *n)
 {
 	if (l->n == l->alloc) {
 		size_t alloc = l->alloc ? l->alloc * 2 : 4;
-		struct py_node **v = arena_alloc(p->a, alloc * sizeof(*v));
+		struct py_node **v = py_arena_alloc(p->a, alloc * sizeof(*v));
 
 		if (l->n)
 			memcpy(v, l->v, l->n * sizeof(*v));
@@ -281,7 +301,7 @@ expect_name(struct parser *p)
 		describe(&p->tok, got, sizeof(got));
 		fail(p, &p->tok, "expected a name, found %s", got);
 	}
-	s = arena_strndup(p->a, p->tok.p, p->tok.len);
+	s = py_arena_strndup(p->a, p->tok.p, p->tok.len);
 	next(p);
 	return s;
 }
@@ -302,7 +322,7 @@ leave(struct parser *p)
 static struct py_node *
 node_at(struct parser *p, enum py_kind k, int line, int col)
 {
-	struct py_node *n = arena_alloc(p->a, sizeof(*n));
+	struct py_node *n = py_arena_alloc(p->a, sizeof(*n));
 
 	n->kind = k;
 	n->line = line;
@@ -401,7 +421,7 @@ parse_strings(struct parser *p)
 {
 	struct py_node *n = node(p, PY_STR);
 	size_t cap = p->tok.len + 1, len = 0;
-	char *buf = arena_alloc(p->a, cap);
+	char *buf = py_arena_alloc(p->a, cap);
 	int kind = 0;
 
 	/* adjacent literals are one string; a decoded value is never longer than its token */
@@ -410,7 +430,7 @@ parse_strings(struct parser *p)
 			char *bigger;
 
 			cap = 2 * (len + p->tok.len + 1);
-			bigger = arena_alloc(p->a, cap);
+			bigger = py_arena_alloc(p->a, cap);
 			memcpy(bigger, buf, len);
 			buf = bigger;
 		}
@@ -443,7 +463,7 @@ parse_number(struct parser *p)
 	else if (strpbrk(text, ".eEjJ"))
 		is_float = true;
 	n = node(p, is_float ? PY_FLOAT : PY_INT);
-	n->s = arena_strndup(p->a, text, k);
+	n->s = py_arena_strndup(p->a, text, k);
 	if (is_float) {
 		n->fval = strtod(text, NULL);
 	} else {
@@ -684,14 +704,14 @@ parse_atom(struct parser *p)
 	case PYT_NAME:
 		if (is_kw(p, "None") || is_kw(p, "True") || is_kw(p, "False")) {
 			n = node(p, PY_CONST);
-			n->s = arena_strndup(p->a, p->tok.p, p->tok.len);
+			n->s = py_arena_strndup(p->a, p->tok.p, p->tok.len);
 			next(p);
 			return done(p, n);
 		}
 		if (is_keyword(&p->tok))
 			break;
 		n = node(p, PY_NAME);
-		n->s = arena_strndup(p->a, p->tok.p, p->tok.len);
+		n->s = py_arena_strndup(p->a, p->tok.p, p->tok.len);
 		n->slen = p->tok.len;
 		next(p);
 		return done(p, n);
@@ -830,7 +850,7 @@ parse_primary(struct parser *p)
 			a->x = e;
 			if (p->tok.kind != PYT_NAME)
 				fail(p, &p->tok, "expected an attribute name after '.'");
-			a->s = arena_strndup(p->a, p->tok.p, p->tok.len);
+			a->s = py_arena_strndup(p->a, p->tok.p, p->tok.len);
 			next(p);
 			e = done(p, a);
 		} else if (is_op(p, '(')) {
@@ -1271,7 +1291,7 @@ parse_dotted(struct parser *p)
 		buf[n++] = '.';
 		next(p);
 	}
-	a->s = arena_strndup(p->a, buf, n);
+	a->s = py_arena_strndup(p->a, buf, n);
 	return a;
 }
 
@@ -1838,7 +1858,7 @@ py_parse(const char *src, size_t len)
 	struct parser p;
 	jmp_buf jb;
 
-	m->arena = xcalloc(1, sizeof(*m->arena));
+	m->arena = py_arena_new();
 	memset(&p, 0, sizeof(p));
 	p.m = m;
 	p.a = m->arena;
@@ -1872,15 +1892,9 @@ py_parse(const char *src, size_t len)
 void
 py_module_free(struct py_module *m)
 {
-	struct chunk *c, *n;
-
 	if (!m)
 		return;
-	for (c = m->arena ? m->arena->head : NULL; c; c = n) {
-		n = c->next;
-		free(c);
-	}
-	free(m->arena);
+	py_arena_free(m->arena);
 	free(m);
 }
 
@@ -2069,7 +2083,7 @@ render(struct rbuf *r, const struct py_node *n, int depth)
 		render(r, n->y, depth + 1);
 		break;
 	case PY_UNARY:
-		radd(r, n->op == 'n' ? "not " : op_text(n->op));
+		radd(r, n->op == 'n' ? "not " : n->op == '-' ? "-" : n->op == '+' ? "+" : "~");
 		render(r, n->x, depth + 1);
 		break;
 	case PY_BOOLOP:

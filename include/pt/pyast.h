@@ -156,6 +156,17 @@ struct py_module {
 struct py_module *py_parse(const char *src, size_t len);
 void py_module_free(struct py_module *m);
 
+/*
+ * The arena behind a module: blocks of zeroed, 16-byte aligned memory that
+ * live until py_arena_free() (the checker keeps its values in one too).
+ * Allocation never fails (out of memory ends the run).
+ */
+struct py_arena *py_arena_new(void);
+void *py_arena_alloc(struct py_arena *a, size_t n);
+/* A NUL-terminated copy of s[0..n) in a. */
+char *py_arena_strndup(struct py_arena *a, const char *s, size_t n);
+void py_arena_free(struct py_arena *a);
+
 /* "and", "BINOP", ...: the name of a kind, for tests and messages. */
 const char *py_kind_name(enum py_kind k);
 

@@ -16,6 +16,7 @@
 struct match;
 struct chiptab;
 struct jaxapi;
+struct checktab;
 
 /* The prefilter indexes 4-byte windows: a shorter literal cannot be found. */
 #define RULE_MIN_LITERAL 4
@@ -201,6 +202,7 @@ struct ruleset {
 	struct confidence_policy policy;
 	struct chiptab *chips;      /* may be NULL when no chips.yaml was loaded */
 	struct jaxapi *api;         /* the JAX API table; NULL when no jax-api.yaml was loaded */
+	struct checktab *checks;    /* the source checker's data (check.yaml); may be NULL */
 	bool from_cache;            /* loaded from the rules cache, which holds only checked sets */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The synchronization analysis, over the events the kernel walk recorded
+ * in program order. Copies are matched by their destination ref and
+ * semaphore (the roots, not the slot: a double-buffered copy starts into
+ * buf.at[next] and is waited as buf.at[slot]). Everything here errs on the
+ * side of silence: a wait the walk could not resolve (a descriptor in a
+ * list, a helper from another module) turns the "never waited" checks off
+ * for that kernel, and a read races a copy only when it names the same
+ * slot the copy writes.
+ */
+#include <string.h>
+
+#include "pt/check_impl.h"
+
+static bool
+same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* Does wait event w complete copy d? (kind: which half of a remote copy) */
+static bool
+completes(const struct kdma *d, const struct kev *w)
+{
+	return w->dma && w->dma->known && same(w->dma->dst, d->dst) && same(w->dma->sem, d->sem);
+}
+
+static bool
+is_wait(const struct kev *e)
+{
+	return e->kind == KEV_WAIT || e->kind == KEV_WAIT_RECV || e->kind == KEV_WAIT_SEND;
+}
+
+/* Do two views name the same slot? By value when both are known, else as written. */
+static bool
+same_slot(const char *ta, const struct val *a, const char *tb, const struct val *b)
+{
+	if (a && b)
+		return val_same_index(a, b);
+	if (!ta && !tb)
+		return true;
+	return ta && tb && strcmp(ta, tb) == 0;
+}
+
+static const char *
+slot_text(struct cctx *cx, const char *root, const char *index)
+{
+	return index && strcmp(index, "...") != 0 ? ck_printf(cx, "%s[%s]", root, index) : root;
+}
+
+static void
+copy_vars(struct cctx *cx, const struct kdma *d, struct vars *vs)
+{
+	vars_set(vs, "dst", d->dst_index ? ck_printf(cx, "%s.at[%s]", d->dst, d->dst_index) : d->dst,
+		 true);
+	vars_set(vs, "sem", d->sem_index ? ck_printf(cx, "%s.at[%s]", d->sem, d->sem_index) : d->sem,
+		 true);
+	vars_set(vs, "src", d->src ? d->src : "its source", true);
+	vars_set(vs, "copy_line", ck_where(cx, d->node), true);
+}
+
+/* S001/S002: every started copy is waited (both halves of a remote one). */
+static void
+check_waits(struct cctx *cx, struct kcall *k)
+{
+	for (size_t i = 0; i < k->nev; i++) {
+		const struct kev *s = &k->ev[i];
+		bool full = false, recv = false, send = false;
+		struct vars vs = VARS_INIT;
+
+		if (s->kind != KEV_START || !s->dma || !s->dma->known)
+			continue;
+		/* one report per copy site */
+		for (size_t j = 0; j < i; j++)
+			if (k->ev[j].kind == KEV_START && k->ev[j].dma &&
+			    k->ev[j].dma->node == s->dma->node)
+				goto next;
+		for (size_t j = 0; j < k->nev; j++) {
+			const struct kev *w = &k->ev[j];
+
+			if (!is_wait(w) || !completes(s->dma, w))
+				continue;
+			full |= w->kind == KEV_WAIT;
+			recv |= w->kind == KEV_WAIT_RECV;
+			send |= w->kind == KEV_WAIT_SEND;
+		}
+		copy_vars(cx, s->dma, &vs);
+		if (!full && !recv && !send) {
+			vars_set(&vs, "how", s->dma->remote ? "remote copy" : "copy", true);
+			ck_report(cx, "S001", s->node, s->node, k, &vs);
+		} else if (s->dma->remote && !full && (!recv || !send)) {
+			vars_set(&vs, "missing", recv ? "wait_send()" : "wait_recv()", true);
+			vars_set(&vs, "has", recv ? "wait_recv()" : "wait_send()", true);
+			ck_report(cx, "S002", s->node, s->node, k, &vs);
+		}
+		vars_release(&vs);
+next:
+		;
+	}
+}
+
+/* S004: a read of a copy's destination slot after its start, before its wait. */
+static void
+check_read_before_wait(struct cctx *cx, struct kcall *k)
+{
+	for (size_t i = 0; i < k->nev; i++) {
+		const struct kev *s = &k->ev[i];
+
+		if (s->kind != KEV_START || !s->dma || !s->dma->known)
+			continue;
+		for (size_t j = i + 1; j < k->nev; j++) {
+			const struct kev *e = &k->ev[j];
+			struct vars vs = VARS_INIT;
+
+			if (is_wait(e) && completes(s->dma, e))
+				break;
+			if (e->kind != KEV_READ || !e->ref || !same(e->ref->name, s->dma->dst))
+				continue;
+			if (s->dma->dst_index ? !same_slot(e->index, e->ix, s->dma->dst_index, s->dma->dst_ix)
+					      : e->ix != NULL)
+				continue;
+			copy_vars(cx, s->dma, &vs);
+			vars_set(&vs, "read", slot_text(cx, e->ref->name, e->index), true);
+			ck_report(cx, "S004", e->node, e->node, k, &vs);
+			vars_release(&vs);
+			return;
+		}
+	}
+}
+
+/*
+ * S004, the loop form: a read of a slot that a later wait in the same pass
+ * completes, with no start into that slot in between. That wait is for a
+ * copy started earlier (perhaps in the previous iteration, which the walk
+ * does not unroll), so the read races it.
+ */
+static bool
+check_read_then_wait(struct cctx *cx, struct kcall *k)
+{
+	for (size_t j = 0; j < k->nev; j++) {
+		const struct kev *w = &k->ev[j];
+
+		if (!is_wait(w) || !w->dma || !w->dma->known)
+			continue;
+		for (size_t i = j; i-- > 0;) {
+			const struct kev *e = &k->ev[i];
+			struct vars vs = VARS_INIT;
+
+			if ((e->kind == KEV_START || is_wait(e)) && e->dma && same(e->dma->dst, w->dma->dst) &&
+			    same_slot(e->dma->dst_index, e->dma->dst_ix, w->dma->dst_index, w->dma->dst_ix))
+				break;
+			if (e->kind != KEV_READ || !e->ref || !same(e->ref->name, w->dma->dst) ||
+			    !w->dma->dst_index ||
+			    !same_slot(e->index, e->ix, w->dma->dst_index, w->dma->dst_ix))
+				continue;
+			copy_vars(cx, w->dma, &vs);
+			vars_set(&vs, "read", slot_text(cx, e->ref->name, e->index), true);
+			vars_set(&vs, "copy_line", ck_where(cx, w->dma->node), true);
+			ck_report(cx, "S004", e->node, e->node, k, &vs);
+			vars_release(&vs);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* S003: two copies in flight on one semaphore slot, to different destinations. */
+static void
+check_shared_semaphore(struct cctx *cx, struct kcall *k)
+{
+	for (size_t i = 0; i < k->nev; i++) {
+		const struct kev *a = &k->ev[i];
+
+		if (a->kind != KEV_START || !a->dma || !a->dma->known)
+			continue;
+		for (size_t j = i + 1; j < k->nev; j++) {
+			const struct kev *b = &k->ev[j];
+			struct vars vs = VARS_INIT;
+
+			if (is_wait(b) && b->dma && same(b->dma->sem, a->dma->sem))
+				break;
+			if (b->kind != KEV_START || !b->dma || !b->dma->known ||
+			    !same(b->dma->sem, a->dma->sem))
+				continue;
+			if (!same_slot(a->dma->sem_index, a->dma->sem_ix, b->dma->sem_index,
+				       b->dma->sem_ix))
+				continue;
+			if (same(a->dma->dst, b->dma->dst))
+				continue;
+			copy_vars(cx, a->dma, &vs);
+			vars_set(&vs, "other_dst", b->dma->dst_index ? ck_printf(cx, "%s.at[%s]",
+				 b->dma->dst, b->dma->dst_index) : b->dma->dst, true);
+			vars_set(&vs, "other_line", ck_where(cx, b->dma->node), true);
+			/* the second copy's descriptor names the semaphore to change */
+			ck_report(cx, "S003", b->dma->node, b->dma->node, k, &vs);
+			vars_release(&vs);
+			return;
+		}
+	}
+}
+
+/* S005: a semaphore signalled that nothing in the kernel waits on. */
+static void
+check_signals(struct cctx *cx, struct kcall *k)
+{
+	for (size_t i = 0; i < k->nev; i++) {
+		const struct kev *s = &k->ev[i];
+		bool waited = false;
+		struct vars vs = VARS_INIT;
+
+		if (s->kind != KEV_SIGNAL || !s->sem)
+			continue;
+		for (size_t j = 0; j < k->nev && !waited; j++)
+			waited = k->ev[j].kind == KEV_SEMWAIT && same(k->ev[j].sem, s->sem);
+		if (waited)
+			continue;
+		vars_set(&vs, "sem", s->sem, true);
+		ck_report(cx, "S005", s->node, s->node, k, &vs);
+		vars_release(&vs);
+		return;
+	}
+}
+
+void
+ck_sync(struct cctx *cx, struct kcall *k)
+{
+	if (!k->unknown_wait) {
+		check_waits(cx, k);
+		check_signals(cx, k);
+	}
+	if (!check_read_then_wait(cx, k))
+		check_read_before_wait(cx, k);
+	check_shared_semaphore(cx, k);
+	/* S006: the barrier semaphore needs a collective id */
+	if (k->barrier_used && !k->collective_id &&
+	    (!k->params || k->params->kind == VAL_OBJ || k->params->kind == VAL_DICT)) {
+		struct vars vs = VARS_INIT;
+
+		vars_set(&vs, "where", ck_where(cx, k->params_node ? k->params_node : k->node), true);
+		ck_report(cx, "S006", k->barrier_node, k->params_node ? k->params_node : k->node, k,
+			  &vs);
+		vars_release(&vs);
+	}
+}
