@@ -74,9 +74,11 @@ resolve_opts(const struct check_opts *o, struct resolved *r, struct pt_err *err)
 						  b->name);
 			memcpy(dims, b->value, n);
 			dims[n] = 0;
-			if (shape_parse(&s, dims, false, err) < 0)
+			struct pt_err serr = PT_ERR_INIT;
+
+			if (shape_parse(&s, dims, false, &serr) < 0)
 				return pt_err_set(err, PT_EXIT_USAGE, "--shape %s=%s: %s", b->name,
-						  b->value, err->msg);
+						  b->value, serr.msg);
 			if (colon && (!o->rs->chips ||
 				      !chiptab_want_dtype(o->rs->chips, colon + 1, err)))
 				return -1;
@@ -200,6 +202,18 @@ check_kernel_at(const struct check_result *r, const char *file, long line)
 }
 
 /* ------------------------------------------------------------ findings */
+
+const char *
+ck_operand_need(struct cctx *cx, const struct karg *a, const char *what)
+{
+	const struct val *v = a->v;
+
+	if (v && v->kind == VAL_UNKNOWN && v->s)
+		return strchr(v->s, ' ') ? v->s : ck_printf(cx, "the %s of %s", what, v->s);
+	if (v && v->kind == VAL_ARRAY && v->s)
+		return v->s;
+	return ck_printf(cx, "the %s of %s", what, a->name ? a->name : "the operand");
+}
 
 const char *
 ck_where(struct cctx *cx, const struct py_node *n)

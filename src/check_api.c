@@ -106,11 +106,18 @@ check_api_version(struct cctx *cx, const struct api_name *n, const struct py_nod
 	api_render_text(&ar, tmpl, &out);
 	/* the table spells it differently, or has no spelling, for that release */
 	if (strcmp(out.data, n->name) != 0 || ar.nnotes) {
+		char when[64] = "";
+		bool gone = n->removed.set && jaxver_cmp(&cx->jv, &n->removed.lo) >= 0;
+
+		if (gone)
+			jaxrange_describe(&n->removed, when, sizeof(when));
+		else if (n->since.set)
+			jaxrange_describe(&n->since, when, sizeof(when));
 		vars_set(&vs, "name", n->name, true);
 		vars_set(&vs, "jax", cx->o->jax_version, true);
 		vars_set(&vs, "spelling", out.data, true);
-		vars_set(&vs, "why", ar.nnotes ? ar.notes[0] : "the table spells it so for that release",
-			 true);
+		vars_set(&vs, "why", ar.nnotes ? ar.notes[0] :
+			 ck_printf(cx, "it was %s %s", gone ? "removed" : "added", when), true);
 		ck_report(cx, "U007", node, node, NULL, &vs);
 	}
 	vars_release(&vs);
@@ -293,6 +300,9 @@ ck_attr(struct interp *in, struct val *obj, const char *attr, const struct py_no
 			return method(cx, obj, attr, node);
 		return val_unknown(cx, NULL, node);
 	case VAL_UNKNOWN:
+		if (obj->s && (strcmp(attr, "shape") == 0 || strcmp(attr, "dtype") == 0) &&
+		    !strchr(obj->s, ' '))
+			return val_unknown(cx, ck_printf(cx, "the %s of %s", attr, obj->s), node);
 		return val_unknown(cx, obj->s, node);
 	default:
 		return val_unknown(cx, NULL, node);
@@ -1642,6 +1652,8 @@ h_semaphore(struct interp *in, const struct acall *c)
 	e.kind = strstr(c->name, "signal") ? KEV_SIGNAL : KEV_SEMWAIT;
 	e.node = c->node;
 	e.sem = sem && sem->kind == VAL_REF && sem->ref ? sem->ref->name : NULL;
+	e.index = c->nargs && c->node->kind == PY_CALL && c->node->items.n ?
+		  expr_text(in->cx, c->node->items.v[0]) : e.sem;
 	if (!e.sem && e.kind == KEV_SEMWAIT)
 		in->k->unknown_wait = true;
 	ck_kernel_event(in, &e);

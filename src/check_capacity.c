@@ -87,14 +87,11 @@ build_spec(struct cctx *cx, const struct kcall *k, const struct chip *chip, stru
 		} else if (a->v && (a->v->kind == VAL_ARRAY || a->v->kind == VAL_REF) && a->v->has_shape) {
 			b = a->v->shape;
 		} else {
-			*need = a->v ? val_need(a->v) : NULL;
-			if (!*need && a->name)
-				*need = ck_printf(cx, "the shape of %s", a->name);
+			*need = ck_operand_need(cx, a, "shape");
 			return false;
 		}
 		if (!a->v || !a->v->dt || a->v->dt->bits > 32) {
-			*need = a->v && a->v->kind == VAL_UNKNOWN && a->v->s ? a->v->s :
-				a->name ? ck_printf(cx, "the dtype of %s", a->name) : NULL;
+			*need = a->v && a->v->dt ? NULL : ck_operand_need(cx, a, "dtype");
 			return false;
 		}
 		{

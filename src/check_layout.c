@@ -190,8 +190,7 @@ check_tpu_block(struct cctx *cx, struct kcall *k, struct karg *a, const struct s
 			if (!have_array) {
 				/* it may equal the array's dimension: say what is needed */
 				*complete = false;
-				need_note(cx, k, a, v && v->kind == VAL_UNKNOWN && v->s ? v->s :
-					  ck_printf(cx, "the shape of %s", a->name ? a->name : "the operand"),
+				need_note(cx, k, a, ck_operand_need(cx, a, "shape"),
 					  dim_node(a->spec.block, bs->rank + c.dims[i].axis));
 				return;
 			}

@@ -215,7 +215,7 @@ check_signals(struct cctx *cx, struct kcall *k)
 			waited = k->ev[j].kind == KEV_SEMWAIT && same(k->ev[j].sem, s->sem);
 		if (waited)
 			continue;
-		vars_set(&vs, "sem", s->sem, true);
+		vars_set(&vs, "sem", s->index ? s->index : s->sem, true);
 		ck_report(cx, "S005", s->node, s->node, k, &vs);
 		vars_release(&vs);
 		return;

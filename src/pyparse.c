@@ -92,6 +92,8 @@ struct parser {
 	struct py_arena *a;
 	int depth;
 	jmp_buf *jb;
+	struct pyt_token err_tok;   /* where the last error was found */
+	int stmt_line;              /* the line the statement being parsed starts on */
 };
 
 static void
@@ -176,16 +178,51 @@ describe(const struct pyt_token *t, char *out, size_t cap)
 static _Noreturn void
 fail(struct parser *p, const struct pyt_token *t, const char *fmt, ...) PT_PRINTF(3, 4);
 
+/* Does t start its line (only blanks before it)? */
+static bool
+first_on_line(const struct pyt_token *t)
+{
+	for (int i = 1; i < t->col; i++)
+		if (t->p[-i] != ' ' && t->p[-i] != '\t' && t->p[-i] != '\f')
+			return false;
+	return true;
+}
+
+static bool tok_is_kw(const struct pyt_token *t, const char *kw);
+
+/* A statement keyword at the start of a line inside brackets: the bracket was never closed. */
+static bool
+starts_statement(const struct pyt_token *t)
+{
+	static const char *const kws[] = { "def", "class", "if", "for", "while", "with", "try",
+					   "return", "import", "from", "async", "elif", "else" };
+
+	if (t->kind == PYT_OP && t->op == '@')
+		return true;
+	for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++)
+		if (tok_is_kw(t, kws[i]))
+			return true;
+	return false;
+}
+
 static _Noreturn void
 fail(struct parser *p, const struct pyt_token *t, const char *fmt, ...)
 {
 	char msg[160];
 	va_list ap;
+	int d = p->lx.depth;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	add_problem(p->m, t->line, t->col, "%s", msg);
+	p->err_tok = *t;
+	if (d > 0 && t->kind != PYT_EOF && t->line > p->lx.open_line[d - 1] && first_on_line(t) &&
+	    starts_statement(t))
+		add_problem(p->m, p->lx.open_line[d - 1], p->lx.open_col[d - 1],
+			    "'%c' was never closed (a new statement starts at line %d)",
+			    p->lx.open_ch[d - 1], t->line);
+	else
+		add_problem(p->m, t->line, t->col, "%s", msg);
 	longjmp(*p->jb, 1);
 }
 
@@ -1804,7 +1841,13 @@ recover(struct parser *p, int level)
 		return;
 	}
 	p->have_peek = false;
-	pyt_skip_statement(&p->lx, level);
+	/* an unclosed bracket ran into the next statement: resume at that statement */
+	if (p->err_tok.kind != PYT_EOF && p->err_tok.kind != PYT_ERROR && p->err_tok.p &&
+	    p->err_tok.line > p->stmt_line && first_on_line(&p->err_tok) && starts_statement(&p->err_tok))
+		pyt_resume_at_line(&p->lx, &p->err_tok, level);
+	else
+		pyt_skip_statement(&p->lx, level);
+	p->err_tok.kind = PYT_EOF;
 	p->tok.kind = PYT_NEWLINE;
 	/* the first token after the skip may itself be bad: report it in the next round */
 	pyt_next(&p->lx, &p->tok);
@@ -1846,6 +1889,7 @@ parse_statements(struct parser *p, struct py_list *body, bool until_dedent)
 			next(p);
 			continue;
 		}
+		p->stmt_line = p->tok.line;
 		parse_statement(p, body);
 	}
 	p->jb = saved;

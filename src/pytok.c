@@ -396,6 +396,9 @@ scan_token(struct pyt_lexer *lx, struct pyt_token *t)
 				error_token(lx, t, start, line, col, "too deeply nested");
 				return;
 			}
+			lx->open_line[lx->depth] = line;
+			lx->open_col[lx->depth] = col;
+			lx->open_ch[lx->depth] = (char)op;
 			lx->depth++;
 		} else if ((op == ')' || op == ']' || op == '}') && lx->depth > 0) {
 			lx->depth--;
@@ -511,4 +514,21 @@ pyt_skip_statement(struct pyt_lexer *lx, int level)
 	}
 	lx->line_begin = true;
 	lx->need_newline = false;
+}
+
+void
+pyt_resume_at_line(struct pyt_lexer *lx, const struct pyt_token *t, int level)
+{
+	if (level < 1)
+		level = 1;
+	if (level < lx->nindent)
+		lx->nindent = level;
+	lx->depth = 0;
+	lx->dedents = 0;
+	lx->cur = t->p - (t->col - 1);
+	lx->line_start = lx->cur;
+	lx->line = t->line;
+	lx->line_begin = true;
+	lx->need_newline = false;
+	lx->done = false;
 }

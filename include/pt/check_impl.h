@@ -375,6 +375,8 @@ void ck_report(struct cctx *cx, const char *code, const struct py_node *node,
 const struct py_node *ck_dim_fix(struct cctx *cx, const struct val *block, int idx, long long to,
 				 long long alt, const struct shape *proposal, struct vars *vs,
 				 const char *prefix);
+/* What an operand's shape (what = "shape") or dtype needs, as a note says it: "the shape of x". */
+const char *ck_operand_need(struct cctx *cx, const struct karg *a, const char *what);
 /* "file.py:31" of a node, for fixes. */
 const char *ck_where(struct cctx *cx, const struct py_node *n);
 /* The source text of node n (its first line only), cut at cap-1 bytes. */

@@ -41,6 +41,8 @@ struct pyt_lexer {
 	int line;
 	const char *line_start;     /* first byte of the current physical line */
 	int depth;                  /* open brackets */
+	int open_line[PY_MAX_DEPTH], open_col[PY_MAX_DEPTH];  /* where each is */
+	char open_ch[PY_MAX_DEPTH];
 	int indents[PY_MAX_DEPTH];  /* indentation stack; indents[0] = 0 */
 	int nindent;
 	int dedents;                /* DEDENT tokens still to emit */
@@ -58,5 +60,11 @@ void pyt_next(struct pyt_lexer *lx, struct pyt_token *t);
  * of a broken statement, or the body of a broken compound statement).
  */
 void pyt_skip_statement(struct pyt_lexer *lx, int level);
+/*
+ * Error recovery at a token that starts its line (a `def` after an
+ * unclosed bracket): forget open brackets, pop the indentation stack back
+ * to `level` entries, and go on from the start of that token's line.
+ */
+void pyt_resume_at_line(struct pyt_lexer *lx, const struct pyt_token *t, int level);
 
 #endif

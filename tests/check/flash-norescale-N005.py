@@ -1,4 +1,4 @@
-# expect: N005@43
+# expect: N005@44
 """Flash attention forward pass for TPU, one (batch, head) per grid row.
 
 Online softmax: the running max m, the running denominator l and the

@@ -1,4 +1,4 @@
-# expect: L005 47
+# expect: L005@46
 """Blocked matmul on TPU with a float32 accumulator in VMEM scratch.
 
 The reduction runs over the last grid axis ("arbitrary"); the accumulator

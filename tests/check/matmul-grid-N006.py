@@ -1,4 +1,4 @@
-# expect: N006 44
+# expect: N006@43
 """Blocked matmul on TPU with a float32 accumulator in VMEM scratch.
 
 The reduction runs over the last grid axis ("arbitrary"); the accumulator

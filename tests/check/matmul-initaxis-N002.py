@@ -1,4 +1,4 @@
-# expect: N002 23
+# expect: N002@23
 """Blocked matmul on TPU with a float32 accumulator in VMEM scratch.
 
 The reduction runs over the last grid axis ("arbitrary"); the accumulator

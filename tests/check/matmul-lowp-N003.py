@@ -1,4 +1,4 @@
-# expect: N003 25
+# expect: N003@25
 """Blocked matmul on TPU with a float32 accumulator in VMEM scratch.
 
 The reduction runs over the last grid axis ("arbitrary"); the accumulator

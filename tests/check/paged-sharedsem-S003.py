@@ -1,4 +1,4 @@
-# expect: S003@29
+# expect: S003@30
 """Decode-time paged attention for TPU with manual double-buffered DMA.
 
 The KV cache stays in HBM (memory space ANY) as pages; a page table and

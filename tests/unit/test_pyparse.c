@@ -298,6 +298,21 @@ test_recovery(void)
 	py_module_free(m);
 }
 
+/* An unclosed bracket is reported where it opens, and the next def still parses. */
+static void
+test_unclosed(void)
+{
+	const char *src = "x = (1 +\n\ndef k(a):\n    return a\n";
+	struct py_module *m = py_parse(src, strlen(src));
+
+	CHECK_INTEQ(m->total_problems, 1);
+	CHECK_INTEQ(m->problems[0].line, 1);
+	CHECK_INTEQ(m->problems[0].col, 5);
+	CHECK(strstr(m->problems[0].msg, "never closed") != NULL);
+	CHECK(m->root->items.n == 1 && m->root->items.v[0]->kind == PY_DEF);
+	py_module_free(m);
+}
+
 static void
 problem_at(const char *src, size_t len, int line, const char *words)
 {
@@ -393,6 +408,7 @@ main(void)
 	test_positions();
 	test_render();
 	test_recovery();
+	test_unclosed();
 	test_problems();
 	test_hostile();
 	return TEST_DONE();
