@@ -299,6 +299,23 @@ ck_attr(struct interp *in, struct val *obj, const char *attr, const struct py_no
 		if (obj->s && strcmp(obj->s, "dma") == 0)
 			return method(cx, obj, attr, node);
 		return val_unknown(cx, NULL, node);
+	case VAL_INST:
+	case VAL_CLASS: {
+		struct val *m = scope_get(obj->closure, attr);
+
+		if (!m)
+			return val_unknown(cx, ck_printf(cx, "%s.%s", obj->fn->s, attr), node);
+		if (m->kind == VAL_FUNC && obj->kind == VAL_INST && m->fn->kind == PY_DEF &&
+		    !m->self) {
+			struct val *b = val_copy(cx, m);
+
+			b->self = obj;
+			if (m->flags & VF_PROPERTY)
+				return ck_call_user(in, b, NULL, 0, NULL, NULL, 0, node);
+			return b;
+		}
+		return m;
+	}
 	case VAL_UNKNOWN:
 		if (obj->s && (strcmp(attr, "shape") == 0 || strcmp(attr, "dtype") == 0) &&
 		    !strchr(obj->s, ' '))
@@ -391,6 +408,23 @@ record(struct interp *in, enum kev_kind kind, const struct py_node *node, struct
 	record_ix(in, kind, node, ref, index, NULL, v);
 }
 
+/* An unscaled accumulation stored back into its state (ref, or NULL for a loop carry). */
+static void
+record_state(struct interp *in, const struct val *v, struct kref *ref)
+{
+	struct kev e;
+
+	if (!in->k)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.kind = KEV_ACCUM;
+	e.node = v->accum_node;
+	e.ref = ref;
+	e.v = v->accum_other;
+	e.state = v->accum_state;
+	ck_kernel_event(in, &e);
+}
+
 /* ------------------------------------------------------------ operators */
 
 static long long
@@ -469,6 +503,7 @@ tuple_op(struct cctx *cx, int op, struct val *a, struct val *b, const struct py_
 
 	if (op == '+' && a->kind == VAL_TUPLE && b->kind == VAL_TUPLE) {
 		t = val_tuple(cx, a->n + b->n, node);
+		t->flags |= (a->flags | b->flags) & VF_SOME;
 		memcpy(t->elts, a->elts, a->n * sizeof(*t->elts));
 		memcpy(t->elts + a->n, b->elts, b->n * sizeof(*t->elts));
 		return t;
@@ -507,20 +542,24 @@ traced_op(struct interp *in, int op, struct val *a, struct val *b, const struct 
 
 		r->eq0_mask = op == '&' ? (ea | eb) : (ea & eb);
 	}
-	/* state + product without rescaling the state: an online-softmax accumulation */
+	/*
+	 * state + product without rescaling the state: an online-softmax
+	 * accumulation, once it is stored back into that state (a ref write
+	 * or a loop carry returned); a bias read from a ref added to scores
+	 * is not one
+	 */
 	if (op == '+' && in->k) {
 		struct val *st = (a->flags & VF_STATE) ? a : (b->flags & VF_STATE) ? b : NULL;
 		struct val *other = st == a ? b : a;
 
 		if (st && other && (other->flags & (VF_FROM_DOT | VF_FROM_EXP)) &&
 		    !(other->flags & VF_STATE)) {
-			struct kref *ref = NULL;
-
-			for (size_t i = 0; i < in->k->nrefs; i++)
-				if (in->k->refs[i]->bit >= 0 &&
-				    (st->refmask & (1ull << in->k->refs[i]->bit)))
-					ref = in->k->refs[i];
-			record(in, KEV_ACCUM, node, ref, NULL, other);
+			r->flags |= VF_ACCUM | (st->flags & VF_CARRY);
+			r->accum_node = node;
+			r->accum_state = node && (node->kind == PY_BINOP || node->kind == PY_AUGASSIGN)
+					 ? (st == a ? node->x : node->y) : NULL;
+			r->accum_other = other;
+			r->accum_refs = st->refmask;
 		}
 	}
 	return r;
@@ -573,6 +612,19 @@ ck_compare(struct interp *in, int op, struct val *a, struct val *b, const struct
 	struct val *r;
 	double x, y;
 
+	/* identity is decided when the kernel is traced, never on device */
+	if (op == PYOP_IS || op == PYOP_ISNOT) {
+		bool an = a->kind == VAL_NONE, bn = b->kind == VAL_NONE;
+
+		if ((an || bn) && a->kind != VAL_UNKNOWN && b->kind != VAL_UNKNOWN) {
+			r = val_new(cx, VAL_BOOL, node);
+			r->i = (an && bn) == (op == PYOP_IS);
+			return r;
+		}
+		return val_unknown(cx, NULL, node);
+	}
+	if ((op == PYOP_IN || op == PYOP_NOTIN) && (is_traced(a) || is_traced(b)))
+		return val_unknown(cx, NULL, node);
 	if (is_traced(a) || is_traced(b)) {
 		struct val *ops[2] = { a, b };
 		struct val *p = is_traced(a) ? a : b, *o = p == a ? b : a;
@@ -622,6 +674,10 @@ ck_compare(struct interp *in, int op, struct val *a, struct val *b, const struct
 static struct val *
 tuple_index(struct cctx *cx, struct val *t, struct val *idx, const struct py_node *node)
 {
+	if ((t->flags & VF_SOME) && t->n == 1 && idx->kind != VAL_OBJ)
+		return t->elts[0];
+	if (t->flags & VF_SOME)
+		return val_unknown(cx, NULL, node);
 	if (idx->kind == VAL_INT) {
 		long long i = idx->i < 0 ? (long long)t->n + idx->i : idx->i;
 
@@ -774,9 +830,11 @@ ref_load(struct interp *in, struct val *ref, struct val *idx, const struct py_no
 			r->has_shape = indexed_shape(&vis, idx, &r->shape);
 		}
 	}
-	if (ref->ref)
+	if (ref->ref && in->k) {
 		record_ix(in, KEV_READ, node, ref->ref, ref->s ? ref->s : itext,
 			  ref->s ? ref->index : whole_index(idx) ? NULL : idx, NULL);
+		in->k->ev[in->k->nev - 1].whole = whole_index(idx);
+	}
 	return r;
 }
 
@@ -794,6 +852,15 @@ ck_subscript(struct interp *in, struct val *obj, struct val *idx, const struct p
 				return obj->kwv[i];
 		return val_unknown(cx, NULL, node);
 	case VAL_REF:
+		if (obj->ref && obj->ref->role == ROLE_SEM && !obj->s) {
+			/* sems[i] is a semaphore, as sems.at[i] is */
+			struct val *v = val_copy(cx, obj);
+
+			v->s = node && node->kind == PY_SUBSCRIPT ? index_text(cx, node->y) : "?";
+			v->index = idx;
+			v->node = node;
+			return v;
+		}
 		return ref_load(in, obj, idx, node);
 	case VAL_OBJ:
 		if (obj->s && strcmp(obj->s, "at") == 0 && obj->self) {
@@ -866,9 +933,50 @@ ck_store_subscript(struct interp *in, const struct py_node *target, struct val *
 					       v->node->op == '*');
 	(void)idx;
 	ck_kernel_event(in, &e);
+	if (e.rmw && (v->flags & VF_ACCUM) && obj->ref->bit >= 0 &&
+	    (v->accum_refs & (1ull << obj->ref->bit)))
+		record_state(in, v, obj->ref);
 }
 
 /* ------------------------------------------------------------ array values */
+
+/*
+ * Inside a Triton kernel every array is a power of two elements long in
+ * each dimension. The finding is where the size was written when it has a
+ * name there (block_size = 1000), so one size used by many arrays is one
+ * finding; else at the array.
+ */
+static void
+check_triton_size(struct interp *in, const struct val *v, const struct val *shape,
+		  const struct py_node *node)
+{
+	struct vars vs = VARS_INIT;
+
+	if (!in->k || strcmp(in->k->backend, "triton") != 0 || !v->has_shape)
+		return;
+	for (int i = 0; i < v->shape.rank; i++) {
+		long long d = v->shape.dims[i], p = 1;
+		const struct val *e = shape && shape->kind == VAL_TUPLE && (size_t)i < shape->n ?
+				      shape->elts[i] : shape && shape->kind == VAL_INT ? shape : NULL;
+		const struct py_node *at = node;
+
+		if (d <= 0 || (d & (d - 1)) == 0)
+			continue;
+		while (p < d)
+			p <<= 1;
+		vars_set(&vs, "expr", expr_text(in->cx, node), true);
+		vars_set(&vs, "size", ck_printf(in->cx, "%lld", d), true);
+		vars_set(&vs, "pow2", ck_printf(in->cx, "%lld", p), true);
+		vars_set(&vs, "used", ck_where(in->cx, node), true);
+		if (e && e->kind == VAL_INT && e->origin && e->origin_name) {
+			at = e->origin;
+			vars_set(&vs, "expr", ck_printf(in->cx, "%s=%lld", e->origin_name, d), true);
+		}
+		ck_report(in->cx, "L011", at, at, in->k, &vs);
+		vars_release(&vs);
+		return;
+	}
+}
 
 static struct val *
 array_of(struct interp *in, struct val *shape, const struct dtype *dt, const struct py_node *node)
@@ -880,6 +988,7 @@ array_of(struct interp *in, struct val *shape, const struct dtype *dt, const str
 		v->shape.squeezed = 0;
 		v->has_shape = true;
 	}
+	check_triton_size(in, v, shape, node);
 	return v;
 }
 
@@ -1039,7 +1148,8 @@ h_astype(struct interp *in, const struct acall *c)
 		return val_unknown(in->cx, x ? val_need(x) : NULL, c->node);
 	v = val_copy(in->cx, x);
 	v->node = c->node;
-	v->flags &= VF_FROM_DOT | VF_FROM_EXP | VF_RAW_EXP | VF_SUBTRACTED | VF_STATE | VF_ZERO;
+	v->flags &= VF_FROM_DOT | VF_FROM_EXP | VF_RAW_EXP | VF_SUBTRACTED | VF_STATE | VF_ZERO |
+		    VF_ACCUM | VF_CARRY | VF_LOWP_DOT;
 	if (x->kind == VAL_REF)
 		v->kind = VAL_TRACED;
 	v->dt = t;
@@ -1444,11 +1554,20 @@ run_under(struct interp *in, struct val *f, struct val *cond, bool negate, struc
 
 	if (!f || f->kind != VAL_FUNC)
 		return val_unknown(in->cx, NULL, node);
+	if (cond && cond->kind == VAL_BOOL && cond->i == !negate) {
+		/* pl.when(True): no condition at all */
+		return ck_call_user(in, f, args, nargs, NULL, NULL, 0, node);
+	}
 	in->cond_depth++;
-	if (cond && is_traced(cond) && !negate && cond->eq0_mask)
+	if (cond && is_traced(cond) && !negate && cond->eq0_mask) {
 		in->cond_eq0 |= cond->eq0_mask;
-	else
+		/* where a first-step init belongs, for N001 */
+		for (int a = 0; in->k && a < 8; a++)
+			if ((cond->eq0_mask & (1u << a)) && !in->k->first_step[a])
+				in->k->first_step[a] = f->fn;
+	} else {
 		in->cond_unknown = true;
+	}
 	r = ck_call_user(in, f, args, nargs, NULL, NULL, 0, node);
 	in->cond_eq0 = eq0;
 	in->cond_depth = depth;
@@ -1474,8 +1593,23 @@ carry_state(struct interp *in, struct val *v, const struct py_node *node)
 		return v;
 	r = val_copy(in->cx, v);
 	r->kind = VAL_TRACED;
-	r->flags = (v->flags & (VF_FROM_DOT | VF_FROM_EXP)) | VF_STATE;
+	r->flags = (v->flags & (VF_FROM_DOT | VF_FROM_EXP)) | VF_STATE | VF_CARRY;
 	return r;
+}
+
+/* A loop body's new carry that adds to an old carry without rescaling it. */
+static void
+carried_accums(struct interp *in, struct val *r, int depth)
+{
+	if (!r || depth > 3)
+		return;
+	if (r->kind == VAL_TUPLE) {
+		for (size_t i = 0; i < r->n; i++)
+			carried_accums(in, r->elts[i], depth + 1);
+		return;
+	}
+	if (r->kind == VAL_TRACED && (r->flags & VF_ACCUM) && (r->flags & VF_CARRY))
+		record_state(in, r, NULL);
 }
 
 static struct val *
@@ -1494,6 +1628,7 @@ h_fori_loop(struct interp *in, const struct acall *c)
 	in->loop_depth++;
 	r = ck_call(in, body, args, 2, NULL, NULL, 0, c->node);
 	in->loop_depth--;
+	carried_accums(in, r, 0);
 	return r && r->kind != VAL_NONE ? r : (init ? init : val_unknown(in->cx, NULL, c->node));
 }
 
@@ -1512,6 +1647,7 @@ h_while_loop(struct interp *in, const struct acall *c)
 	in->loop_depth++;
 	r = ck_call(in, body, args, 1, NULL, NULL, 0, c->node);
 	in->loop_depth--;
+	carried_accums(in, r, 0);
 	return r ? r : val_unknown(in->cx, NULL, c->node);
 }
 
@@ -1545,6 +1681,7 @@ dma_of(struct interp *in, struct val *src, struct val *dst, struct val *sem, str
 		d->sem = sem->ref->name;
 		d->sem_index = sem->s;
 		d->sem_ix = sem->index;
+		d->sem_node = sem->node;
 	}
 	if (send) {
 		d->remote = true;
@@ -1591,10 +1728,11 @@ h_copy(struct interp *in, const struct acall *c)
 	if (remote && !send)
 		send = val_unknown(in->cx, NULL, c->node);
 	d = dma_of(in, src, dst, sem, send, c->node);
+	/* the copy reads its source before it is in flight */
+	if (in->k && src && src->kind == VAL_REF && src->ref)
+		record_ix(in, KEV_READ, c->node, src->ref, src->s ? src->s : "...", src->index, NULL);
 	if (started)
 		dma_event(in, KEV_START, d, c->node);
-	if (in->k && src && src->kind == VAL_REF && src->ref)
-		record(in, KEV_READ, c->node, src->ref, src->s ? src->s : "...", NULL);
 	return dma_obj(in, d, c->node);
 }
 
@@ -1666,7 +1804,8 @@ h_barrier_semaphore(struct interp *in, const struct acall *c)
 	struct val *r = val_new(in->cx, VAL_REF, c->node);
 	struct kref *k = py_arena_alloc(in->cx->a, sizeof(*k));
 
-	k->name = "barrier semaphore";
+	k->name = "the barrier semaphore";
+	k->unnamed = true;
 	k->bit = -1;
 	k->role = ROLE_SEM;
 	r->ref = k;
@@ -1693,7 +1832,9 @@ h_load(struct interp *in, const struct acall *c)
 static struct val *
 h_store(struct interp *in, const struct acall *c)
 {
-	struct val *ref = arg(c, 0, "x_ref_or_view"), *v = arg(c, 2, "val");
+	/* pl.store(ref, idx, val); pltriton.store(ref_view, val, mask=...) */
+	struct val *ref = arg(c, 0, "x_ref_or_view"),
+		   *v = arg(c, strcmp(c->name, "pltriton.store") == 0 ? 1 : 2, "val");
 	struct kev e;
 
 	if (!ref)
@@ -1739,7 +1880,7 @@ h_len(struct interp *in, const struct acall *c)
 {
 	struct val *x = arg(c, 0, NULL);
 
-	if (x && x->kind == VAL_TUPLE)
+	if (x && x->kind == VAL_TUPLE && !(x->flags & VF_SOME))
 		return val_int(in->cx, (long long)x->n, c->node);
 	if (x && is_arraylike(x) && x->has_shape && x->shape.rank)
 		return val_int(in->cx, x->shape.dims[0], c->node);
@@ -1971,6 +2112,21 @@ h_partial(struct interp *in, const struct acall *c)
 {
 	struct val *f = arg(c, 0, "func"), *p;
 
+	if (f && f->kind == VAL_ALT) {
+		/* partial of one of several functions: one of several partials */
+		struct acall one = *c;
+		struct val **args = py_arena_alloc(in->cx->a, (c->nargs + 1) * sizeof(*args));
+		struct val *alt = val_copy(in->cx, f);
+
+		memcpy(args, c->args, c->nargs * sizeof(*args));
+		one.args = args;
+		alt->elts = py_arena_alloc(in->cx->a, f->n * sizeof(*alt->elts));
+		for (size_t i = 0; i < f->n; i++) {
+			args[0] = f->elts[i];
+			alt->elts[i] = h_partial(in, &one);
+		}
+		return alt;
+	}
 	if (!f || (f->kind != VAL_FUNC && f->kind != VAL_API))
 		return val_unknown(in->cx, f ? val_need(f) : NULL, c->node);
 	p = val_copy(in->cx, f);
@@ -1987,6 +2143,29 @@ h_partial(struct interp *in, const struct acall *c)
 	p->nkw = f->nkw + c->nkw;
 	p->node = c->node;
 	return p;
+}
+
+/* @dataclasses.dataclass (with or without arguments), @property, @staticmethod */
+static struct val *
+h_decorator(struct interp *in, const struct acall *c)
+{
+	struct val *x = c->nargs == 1 ? c->args[0] : NULL, *r;
+
+	if (!x)
+		return c->f;    /* @dataclass(frozen=True): applied by the next call */
+	if (strcmp(c->name, "builtins.property") == 0 || strcmp(c->name, "functools.cached_property") == 0) {
+		if (x->kind != VAL_FUNC)
+			return x;
+		r = val_copy(in->cx, x);
+		r->flags |= VF_PROPERTY;
+		return r;
+	}
+	if (x->kind == VAL_CLASS && strstr(c->name, "dataclass")) {
+		r = val_copy(in->cx, x);
+		r->flags |= VF_DATACLASS;
+		return r;
+	}
+	return x;
 }
 
 static struct val *
@@ -2009,14 +2188,67 @@ h_pallas_call(struct interp *in, const struct acall *c)
 	return ck_pallas_call_made(in, h_object(in, c));
 }
 
+/* pl.kernel(body, out_shape=...) / plgpu.kernel: a pallas_call without block specs */
+static struct val *
+h_kernel_api(struct interp *in, const struct acall *c)
+{
+	struct val *o = h_object(in, c);
+
+	return c->nargs ? ck_pallas_call_made(in, o) : o;
+}
+
+/* The refs run_scoped allocates for a scratch type (or a tuple of them). */
+static struct val *
+scoped_ref(struct interp *in, struct val *t, const struct py_node *node, int depth)
+{
+	struct val *r;
+	struct kref *k;
+
+	if (t->kind == VAL_TUPLE && depth < 3) {
+		struct val *tu = val_tuple(in->cx, t->n, node);
+
+		for (size_t i = 0; i < t->n; i++)
+			tu->elts[i] = scoped_ref(in, t->elts[i], node, depth + 1);
+		return tu;
+	}
+	if (t->kind == VAL_NONE)
+		return t;
+	r = val_new(in->cx, VAL_REF, node);
+	k = py_arena_alloc(in->cx->a, sizeof(*k));
+	k->bit = -1;
+	k->name = ck_printf(in->cx, "scoped %s #%u", t->s ? t->s : "ref", ++in->cx->scoped_seq);
+	k->unnamed = true;
+	k->role = t->s && (strstr(t->s, "Semaphore") || strstr(t->s, "Barrier")) ? ROLE_SEM : ROLE_OTHER;
+	r->ref = k;
+	return r;
+}
+
+static struct val *
+h_run_scoped(struct interp *in, const struct acall *c)
+{
+	struct val *body = arg(c, 0, "f");
+	struct val **refs;
+
+	if (!body || !in->k || c->nargs < 1)
+		return val_unknown(in->cx, NULL, c->node);
+	refs = py_arena_alloc(in->cx->a, (c->nargs + 1) * sizeof(*refs));
+	for (size_t i = 1; i < c->nargs; i++)
+		refs[i - 1] = scoped_ref(in, c->args[i], c->node, 0);
+	return ck_call(in, body, refs, c->nargs - 1, NULL, NULL, 0, c->node);
+}
+
 /* The handlers, by current API name; a name ending in '.' matches any member. */
 static const struct {
 	const char *name;
 	struct val *(*fn)(struct interp *, const struct acall *);
 } handlers[] = {
 	{ "pl.pallas_call", h_pallas_call },
-	{ "pl.kernel", h_object },
-	{ "plgpu.kernel", h_object },
+	{ "pl.kernel", h_kernel_api },
+	{ "plgpu.kernel", h_kernel_api },
+	{ "pl.run_scoped", h_run_scoped },
+	{ "pltpu.run_scoped", h_run_scoped },
+	{ "jax.custom_vjp", h_identity },
+	{ "jax.custom_jvp", h_identity },
 	{ "pltpu.emit_pipeline", h_object },
 	{ "pl.BlockSpec", h_object },
 	{ "plgpu.BlockSpec", h_object },
@@ -2033,6 +2265,8 @@ static const struct {
 	{ "pltriton.CompilerParams", h_object },
 	{ "plgpu.CompilerParams", h_object },
 	{ "pl.Buffered", h_object },
+	{ "pl.loop", h_object },
+	{ "pltpu.loop", h_object },
 	{ "pl.Squeezed", h_object },
 	{ "pl.Element", h_object },
 	{ "pl.Blocked", h_object },
@@ -2045,6 +2279,8 @@ static const struct {
 	{ "pl.multiple_of", h_identity },
 	{ "pl.load", h_load },
 	{ "pl.store", h_store },
+	{ "pltriton.load", h_load },
+	{ "pltriton.store", h_store },
 	{ "pl.dot", h_dot },
 	{ "pltpu.make_async_copy", h_copy },
 	{ "pltpu.async_copy", h_copy },
@@ -2147,6 +2383,12 @@ static const struct {
 	{ "math.ceil", h_math_round },
 	{ "math.floor", h_math_round },
 	{ "functools.partial", h_partial },
+	{ "dataclasses.dataclass", h_decorator },
+	{ "builtins.property", h_decorator },
+	{ "functools.cached_property", h_decorator },
+	{ "builtins.staticmethod", h_decorator },
+	{ "builtins.classmethod", h_decorator },
+	{ "functools.wraps", h_decorator },
 	{ "jax.jit", h_identity },
 	{ "jax.named_call", h_identity },
 	{ "jax.checkpoint", h_identity },
@@ -2170,12 +2412,33 @@ ck_call_api(struct interp *in, struct val *f, struct val **args, size_t nargs, c
 	struct acall c;
 
 	if (f->kind == VAL_OBJ) {
-		if (f->s && strcmp(f->s, "pl.pallas_call") == 0)
+		if (f->s && (strcmp(f->s, "pl.pallas_call") == 0 || strcmp(f->s, "pl.kernel") == 0 ||
+			     strcmp(f->s, "plgpu.kernel") == 0)) {
+			/* pl.kernel(body, out_shape=...) decorating a body is made, not run */
+			if (strcmp(f->s, "pl.pallas_call") != 0 && nargs == 1 && args[0]->kind == VAL_FUNC &&
+			    !val_arg(f, 0, "body") && !f->n) {
+				struct val *made = val_copy(cx, f);
+
+				made->elts = args;
+				made->n = 1;
+				return ck_pallas_call_made(in, made);
+			}
 			return ck_pallas_call_run(in, f, args, nargs, node);
+		}
 		if (f->s && strcmp(f->s, "pltpu.emit_pipeline") == 0)
 			return ck_pipeline_run(in, f, args, nargs, node);
 		if (f->s && strcmp(f->s, "pl.when") == 0)
 			return run_under(in, nargs ? args[0] : NULL, f->self, false, NULL, 0, node);
+		if (f->s && strcmp(f->s, "pl.loop") == 0 && nargs && args[0]->kind == VAL_FUNC) {
+			/* @pl.loop(lo, hi): the body runs with a traced index */
+			struct val *i = in->k ? val_traced(cx, ck_dtype(cx, "int32"), node)
+					      : val_unknown(cx, "a loop index", node);
+
+			in->loop_depth++;
+			ck_call_user(in, args[0], &i, 1, NULL, NULL, 0, node);
+			in->loop_depth--;
+			return val_new(cx, VAL_NONE, node);
+		}
 		return val_unknown(cx, NULL, node);
 	}
 	memset(&c, 0, sizeof(c));

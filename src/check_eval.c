@@ -272,7 +272,11 @@ eval_comp(struct interp *in, const struct py_node *n)
 		in->scope = saved;
 		return res;
 	}
-	/* once, for what the element expression does (reads, traced tests) */
+	/*
+	 * Once, for what the element expression does (reads, traced tests):
+	 * the list is one element standing for however many there are, so
+	 * copies made in a comprehension are still the ones a loop starts.
+	 */
 	for (size_t i = 0; i < n->items.n; i++) {
 		const struct py_node *c = n->items.v[i];
 
@@ -282,11 +286,13 @@ eval_comp(struct interp *in, const struct py_node *n)
 		for (size_t k = 0; k < c->more.n; k++)
 			ck_eval(in, c->more.v[k]);
 	}
-	ck_eval(in, n->x);
+	res = val_tuple(in->cx, 1, n);
+	res->elts[0] = ck_eval(in, n->x);
+	res->flags |= VF_SOME;
 	if (n->y)
 		ck_eval(in, n->y);
 	in->scope = saved;
-	return val_unknown(in->cx, NULL, n);
+	return n->op == '(' || n->op == '[' ? res : val_unknown(in->cx, NULL, n);
 }
 
 static struct val *
@@ -321,6 +327,14 @@ eval_call(struct interp *in, const struct py_node *n)
 	struct val **kwv;
 	size_t nargs = eval_args(in, &n->items, &args);
 	size_t nkw = eval_kwargs(in, &n->more, &kwn, &kwv);
+
+	/* x.wait() on something the walk cannot see: any copy may be waited there */
+	if (in->k && n->x->kind == PY_ATTR && f->kind == VAL_UNKNOWN) {
+		if (strncmp(n->x->s, "wait", 4) == 0)
+			in->k->unknown_wait = true;
+		else if (strcmp(n->x->s, "start") == 0)
+			in->k->unknown_start = true;
+	}
 
 	return ck_call(in, f, args, nargs, kwn, kwv, nkw, n);
 }
@@ -463,6 +477,10 @@ bind_targets_unknown(struct interp *in, const struct py_node *t, const char *why
 static void
 assign_name(struct interp *in, const struct py_node *target, struct val *v)
 {
+	if (v->kind == VAL_REF && v->ref && v->ref->unnamed && !v->s) {
+		v->ref->name = target->s;
+		v->ref->unnamed = false;
+	}
 	if (v->kind == VAL_INT && v->origin && !v->origin_name) {
 		v = val_copy(in->cx, v);
 		v->origin_name = target->s;
@@ -525,6 +543,13 @@ ck_assign(struct interp *in, const struct py_node *target, struct val *v)
 		struct val *obj = ck_eval(in, target->x), *idx = ck_eval(in, target->y);
 
 		ck_store_subscript(in, target, obj, idx, v, false);
+		break;
+	}
+	case PY_ATTR: {
+		struct val *obj = ck_eval(in, target->x);
+
+		if (obj->kind == VAL_INST || obj->kind == VAL_CLASS)
+			scope_set(in->cx, obj->closure, target->s, v);
 		break;
 	}
 	default:
@@ -698,7 +723,17 @@ ck_call_user(struct interp *in, struct val *f, struct val **args, size_t nargs, 
 	(void)node;
 	if (in->call_depth >= CK_MAX_CALL_DEPTH || out_of_steps(in))
 		return val_unknown(in->cx, NULL, node);
-	/* functools.partial's arguments come first */
+	/* a bound method's receiver, then functools.partial's arguments, come first */
+	if (f->self) {
+		struct val **with = py_arena_alloc(in->cx->a, (nargs + 2) * sizeof(*with));
+
+		with[0] = f->self;
+		memcpy(with + 1, args, nargs * sizeof(*with));
+		args = with;
+		nargs++;
+		all = args;
+		nall = nargs;
+	}
 	if (f->n) {
 		all = py_arena_alloc(in->cx->a, (f->n + nargs + 1) * sizeof(*all));
 		memcpy(all, f->elts, f->n * sizeof(*all));
@@ -730,6 +765,10 @@ ck_call_user(struct interp *in, struct val *f, struct val **args, size_t nargs, 
 	return sub.ret ? sub.ret : val_new(in->cx, VAL_NONE, node);
 }
 
+static struct val *instantiate(struct interp *in, struct val *c, struct val **args, size_t nargs,
+				const char **kwn, struct val **kwv, size_t nkw,
+				const struct py_node *node);
+
 struct val *
 ck_call(struct interp *in, struct val *f, struct val **args, size_t nargs, const char **kwn,
 	struct val **kwv, size_t nkw, const struct py_node *node)
@@ -740,9 +779,17 @@ ck_call(struct interp *in, struct val *f, struct val **args, size_t nargs, const
 	case VAL_API:
 	case VAL_OBJ:
 		return ck_call_api(in, f, args, nargs, kwn, kwv, nkw, node);
+	case VAL_CLASS:
+		return instantiate(in, f, args, nargs, kwn, kwv, nkw, node);
+	case VAL_ALT: {
+		struct val *r = NULL;
+
+		for (size_t i = 0; i < f->n; i++)
+			r = val_join(in->cx, r, ck_call(in, f->elts[i], args, nargs, kwn, kwv, nkw, node),
+				     "a result");
+		return r ? r : val_unknown(in->cx, NULL, node);
+	}
 	default:
-		for (size_t i = 0; i < nargs; i++)
-			(void)args[i];
 		return val_unknown(in->cx, val_need(f), node);
 	}
 }
@@ -845,6 +892,81 @@ exec_def(struct interp *in, const struct py_node *s)
 		f = ck_call(in, deco, args, 1, NULL, NULL, 0, s->extra.v[i]);
 	}
 	scope_set(in->cx, in->scope, s->s, f);
+}
+
+/* A NamedTuple base makes a class's annotated fields its constructor, as @dataclass does. */
+static bool
+named_tuple_base(const struct py_node *s)
+{
+	char d[128];
+
+	for (size_t i = 0; i < s->more.n; i++)
+		if (s->more.v[i]->kind != PY_KEYWORD && py_dotted(s->more.v[i], d, sizeof(d)) &&
+		    (strcmp(d, "NamedTuple") == 0 || strcmp(d, "typing.NamedTuple") == 0))
+			return true;
+	return false;
+}
+
+static void
+exec_class(struct interp *in, const struct py_node *s)
+{
+	struct scope *saved = in->scope;
+	struct val *c = val_new(in->cx, VAL_CLASS, s);
+
+	c->fn = s;
+	c->closure = scope_new(in->cx, saved);
+	in->scope = c->closure;
+	ck_exec_block(in, &s->items);
+	in->scope = saved;
+	if (named_tuple_base(s))
+		c->flags |= VF_DATACLASS;
+	for (size_t i = s->extra.n; i-- > 0;) {
+		struct val *deco = ck_eval(in, s->extra.v[i]);
+		struct val *args[1] = { c };
+
+		c = ck_call(in, deco, args, 1, NULL, NULL, 0, s->extra.v[i]);
+	}
+	scope_set(in->cx, in->scope, s->s, c);
+}
+
+/* Calling a class: an instance, set up by its __init__ or its dataclass fields. */
+static struct val *
+instantiate(struct interp *in, struct val *c, struct val **args, size_t nargs, const char **kwn,
+	    struct val **kwv, size_t nkw, const struct py_node *node)
+{
+	struct val *obj = val_new(in->cx, VAL_INST, node);
+	struct val *init = scope_get(c->closure, "__init__");
+	size_t pos = 0;
+
+	obj->fn = c->fn;
+	obj->closure = scope_new(in->cx, c->closure);
+	if (init && init->kind == VAL_FUNC) {
+		struct val *bound = val_copy(in->cx, init);
+
+		bound->self = obj;
+		ck_call_user(in, bound, args, nargs, kwn, kwv, nkw, node);
+		return obj;
+	}
+	if (!(c->flags & VF_DATACLASS))
+		return obj;
+	for (size_t i = 0; i < c->fn->items.n; i++) {
+		const struct py_node *f = c->fn->items.v[i];
+		struct val *v = NULL;
+
+		if (f->kind != PY_ANNASSIGN || f->x->kind != PY_NAME)
+			continue;
+		if (pos < nargs)
+			v = args[pos++];
+		for (size_t k = 0; !v && k < nkw; k++)
+			if (kwn[k] && strcmp(kwn[k], f->x->s) == 0)
+				v = kwv[k];
+		if (!v)
+			v = scope_get(c->closure, f->x->s);
+		if (!v)
+			v = val_unknown(in->cx, f->x->s, f);
+		scope_set(in->cx, obj->closure, f->x->s, v);
+	}
+	return obj;
 }
 
 /* Bindings of a scope, to restore or join after a branch. */
@@ -977,7 +1099,19 @@ exec_for(struct interp *in, const struct py_node *s)
 	struct snapshot before, after;
 
 	in->loop_depth++;
-	if (!in->k && iter->kind == VAL_TUPLE && iter->n && iter->n <= CK_MAX_UNROLL) {
+	if (iter->kind == VAL_TUPLE && (iter->flags & VF_SOME) && iter->n) {
+		/* one element for many: the body runs once with it */
+		snap_take(in, &before);
+		ck_assign(in, s->x, iter->elts[0]);
+		ck_exec_block(in, &s->items);
+		in->returned = false;
+		in->loop_depth--;
+		snap_take(in, &after);
+		snap_join(in, &before, &after);
+		ck_exec_block(in, &s->more);
+		return;
+	}
+	if (iter->kind == VAL_TUPLE && iter->n && iter->n <= CK_MAX_UNROLL) {
 		for (size_t i = 0; i < iter->n && !in->returned; i++) {
 			ck_assign(in, s->x, iter->elts[i]);
 			ck_exec_block(in, &s->items);
@@ -1040,7 +1174,7 @@ exec_stmt(struct interp *in, const struct py_node *s)
 			in->aug_op = s->op;
 			ck_store_subscript(in, s->x, obj, idx, v, true);
 			in->aug_op = 0;
-		} else if (s->x->kind == PY_NAME) {
+		} else if (s->x->kind == PY_NAME || s->x->kind == PY_ATTR) {
 			v = ck_binop(in, s->op, ck_eval(in, s->x), ck_eval(in, s->y), s);
 			if (v->kind == VAL_INT)
 				v->origin = NULL;
@@ -1056,15 +1190,9 @@ exec_stmt(struct interp *in, const struct py_node *s)
 	case PY_DEF:
 		exec_def(in, s);
 		break;
-	case PY_CLASS: {
-		struct scope *saved = in->scope;
-
-		in->scope = scope_new(in->cx, saved);
-		ck_exec_block(in, &s->items);
-		in->scope = saved;
-		scope_set(in->cx, in->scope, s->s, val_unknown(in->cx, s->s, s));
+	case PY_CLASS:
+		exec_class(in, s);
 		break;
-	}
 	case PY_IF:
 		exec_if(in, s);
 		break;

@@ -61,8 +61,12 @@ ck_pallas_call_made(struct interp *in, struct val *obj)
 	struct cctx *cx = in->cx;
 	struct val *kfn = val_arg(obj, 0, "kernel");
 
-	if (kfn && kfn->kind == VAL_FUNC)
-		mark_kernel(cx, kfn->fn);
+	for (size_t i = 0; kfn && i < (kfn->kind == VAL_ALT ? kfn->n : 1); i++) {
+		struct val *f = kfn->kind == VAL_ALT ? kfn->elts[i] : kfn;
+
+		if (f->kind == VAL_FUNC)
+			mark_kernel(cx, f->fn);
+	}
 	if (in->from_call_site)
 		obj->flags |= VF_FROM_DOT;      /* reused: made where arguments were known */
 	xgrow((void **)&cx->pending, &cx->alloc_pending, cx->npending + 1, sizeof(*cx->pending));
@@ -72,7 +76,11 @@ ck_pallas_call_made(struct interp *in, struct val *obj)
 
 /* ------------------------------------------------------------ reading the call */
 
-/* Flatten a tuple/list of values (one level of nesting) into out; returns the count, or -1. */
+/*
+ * Flatten a tuple/list of values (one level of nesting) into out; returns
+ * the count, or -1. Lists that differ between two paths (scratch only when
+ * the kv axis is blocked) give the longest: a kernel takes the superset.
+ */
 static long
 flatten(struct val *v, struct val ***out, struct cctx *cx)
 {
@@ -81,6 +89,18 @@ flatten(struct val *v, struct val ***out, struct cctx *cx)
 
 	if (!v)
 		return 0;
+	if (v->kind == VAL_ALT) {
+		struct val *best = NULL;
+
+		for (size_t i = 0; i < v->n; i++)
+			if (v->elts[i]->kind == VAL_TUPLE && (!best || v->elts[i]->n > best->n))
+				best = v->elts[i];
+		if (!best)
+			return -1;
+		v = best;
+	}
+	if (v->kind == VAL_TUPLE && (v->flags & VF_SOME))
+		return -1;
 	if (v->kind != VAL_TUPLE) {
 		items = py_arena_alloc(cx->a, sizeof(*items));
 		items[0] = v;
@@ -355,7 +375,12 @@ read_operands(struct cctx *cx, struct kcall *k, struct val *obj, struct val **ar
 	long nspecs, nouts, nospecs;
 	struct val *np;
 
-	if (gs && (is_obj(gs, "pl.GridSpec") || is_obj(gs, "pltpu.PrefetchScalarGridSpec"))) {
+	if (is_obj(obj, "pl.kernel") || is_obj(obj, "plgpu.kernel")) {
+		/* no block specs: every operand and output is whole, in HBM/GMEM */
+		read_grid(k, val_arg(obj, 99, "grid"));
+		read_scratch(cx, k, val_arg(obj, 99, "scratch_shapes"));
+		in_specs = out_specs = NULL;
+	} else if (gs && (is_obj(gs, "pl.GridSpec") || is_obj(gs, "pltpu.PrefetchScalarGridSpec"))) {
 		read_grid(k, val_arg(gs, 1, "grid"));
 		in_specs = val_arg(gs, 2, "in_specs");
 		out_specs = val_arg(gs, 3, "out_specs");
@@ -385,7 +410,7 @@ read_operands(struct cctx *cx, struct kcall *k, struct val *obj, struct val **ar
 	/* inputs: the operands after the scalar-prefetch ones, with their specs */
 	nspecs = in_specs ? flatten(in_specs, &specs, cx) : 0;
 	k->in_known = (!in_specs || in_specs->kind == VAL_TUPLE || in_specs->kind == VAL_OBJ ||
-		       in_specs->kind == VAL_NONE) && (args || in_specs);
+		       in_specs->kind == VAL_NONE) && (args || in_specs) && nspecs >= 0;
 	if (args) {
 		long n = nargs - k->nprefetch;
 
@@ -394,24 +419,59 @@ read_operands(struct cctx *cx, struct kcall *k, struct val *obj, struct val **ar
 		k->nin = nspecs > 0 ? (size_t)nspecs : 0;
 	}
 	k->in = py_arena_alloc(cx->a, (k->nin + 1) * sizeof(*k->in));
-	for (size_t i = 0; i < k->nin; i++) {
-		struct karg *a = &k->in[i];
+	{
+		size_t n = 0;
 
-		a->v = args ? args[k->nprefetch + i] : val_unknown(cx, ck_printf(cx, "operand %zu", i),
-								    obj->node);
-		a->name = operand_name(cx, site, k->nprefetch + i);
-		read_spec(cx, in_specs && (long)i < nspecs ? specs[i] : NULL, &a->spec);
+		for (size_t i = 0; i < k->nin; i++) {
+			struct karg *a = &k->in[n];
+
+			a->v = args ? args[k->nprefetch + i] : val_unknown(cx, ck_printf(cx, "operand %zu", i),
+									    obj->node);
+			/* None is an empty pytree: no spec, and the kernel gets None for it */
+			if (a->v->kind == VAL_NONE) {
+				memset(&a->spec, 0, sizeof(a->spec));
+				n++;
+				continue;
+			}
+			a->name = operand_name(cx, site, k->nprefetch + i);
+			read_spec(cx, in_specs && (long)i < nspecs ? specs[i] : NULL, &a->spec);
+			n++;
+		}
+		k->nin = n;
 	}
 	/* outputs: out_shape, with out_specs */
 	nouts = out_shape ? flatten(out_shape, &outs, cx) : 0;
 	nospecs = out_specs ? flatten(out_specs, &ospecs, cx) : 0;
-	k->out_known = out_shape && out_shape->kind != VAL_UNKNOWN;
+	k->out_known = out_shape && out_shape->kind != VAL_UNKNOWN && nouts >= 0;
 	k->nout = nouts > 0 ? (size_t)nouts : 0;
+	if (nospecs < 0)
+		k->out_known = false;
 	k->out = py_arena_alloc(cx->a, (k->nout + 1) * sizeof(*k->out));
-	for (size_t i = 0; i < k->nout; i++) {
-		k->out[i].v = outs[i];
-		read_spec(cx, out_specs && (long)i < nospecs ? ospecs[i] : NULL, &k->out[i].spec);
+	{
+		size_t n = 0;
+
+		for (size_t i = 0; i < k->nout; i++) {
+			k->out[n].v = outs[i];
+			if (outs[i]->kind == VAL_NONE) {
+				memset(&k->out[n].spec, 0, sizeof(k->out[n].spec));
+				n++;
+				continue;
+			}
+			read_spec(cx, out_specs && (long)i < nospecs ? ospecs[i] : NULL, &k->out[n].spec);
+			n++;
+		}
+		k->nout = n;
 	}
+	/* pl.kernel's operands stay in HBM (GMEM): no blocks, nothing pipelined into VMEM */
+	if (is_obj(obj, "pl.kernel") || is_obj(obj, "plgpu.kernel"))
+		for (size_t i = 0; i < k->nin + k->nout; i++) {
+			struct karg *a = i < k->nin ? &k->in[i] : &k->out[i - k->nin];
+
+			if (a->v->kind != VAL_NONE) {
+				a->spec.present = true;
+				a->spec.any = true;
+			}
+		}
 }
 
 /* ------------------------------------------------------------ the kernel's refs */
@@ -470,6 +530,8 @@ param_name(struct cctx *cx, const struct val *fn, size_t pos)
 {
 	size_t k = 0;
 
+	if (fn && fn->kind == VAL_ALT && fn->n)
+		fn = fn->elts[0];
 	if (!fn || fn->kind != VAL_FUNC)
 		return ck_printf(cx, "ref %zu", pos);
 	for (size_t i = 0; i < fn->fn->more.n; i++) {
@@ -501,7 +563,8 @@ scratch_ref(struct cctx *cx, struct kcall *k, const struct kscratch *s, const ch
 	arr->dt = s->dt;
 	a.v = arr;
 	*out = make_ref(cx, k, name, strcmp(s->kind, "vmem") == 0 || strcmp(s->kind, "smem") == 0 ||
-			strcmp(s->kind, "gpu-smem") == 0 ? ROLE_SCRATCH : ROLE_SEM, &a,
+			strcmp(s->kind, "gpu-smem") == 0 ? ROLE_SCRATCH :
+			strcmp(s->kind, "unknown") == 0 ? ROLE_OTHER : ROLE_SEM, &a,
 			(int)(s - k->scratch));
 	if (strcmp(s->kind, "smem") == 0)
 		(*out)->ref->mem = BLOCK_MEM_SMEM;
@@ -573,9 +636,13 @@ walk_kernel(struct interp *in, struct kcall *k)
 		refs[pos]->ref->mem = BLOCK_MEM_SMEM;
 	}
 	for (size_t i = 0; i < k->nin; i++, pos++)
-		refs[pos] = make_ref(cx, k, param_name(cx, k->kernel_fn, pos), ROLE_INPUT, &k->in[i],
-				     (int)i);
+		refs[pos] = k->in[i].v->kind == VAL_NONE ? k->in[i].v :
+			    make_ref(cx, k, param_name(cx, k->kernel_fn, pos), ROLE_INPUT, &k->in[i], (int)i);
 	for (size_t i = 0; i < k->nout; i++, pos++) {
+		if (k->out[i].v->kind == VAL_NONE) {
+			refs[pos] = k->out[i].v;
+			continue;
+		}
 		refs[pos] = make_ref(cx, k, param_name(cx, k->kernel_fn, pos), ROLE_OUTPUT, &k->out[i],
 				     (int)i);
 		refs[pos]->ref->aliased = k->aliases;
@@ -583,7 +650,7 @@ walk_kernel(struct interp *in, struct kcall *k)
 	}
 	for (size_t i = 0; i < k->nscratch; i++, pos++)
 		scratch_ref(cx, k, &k->scratch[i], param_name(cx, k->kernel_fn, pos), &refs[pos]);
-	if (!k->kernel_fn || k->kernel_fn->kind != VAL_FUNC)
+	if (!k->kernel_fn || (k->kernel_fn->kind != VAL_FUNC && k->kernel_fn->kind != VAL_ALT))
 		return;
 	kin.k = k;
 	kin.cond_eq0 = 0;
@@ -592,7 +659,8 @@ walk_kernel(struct interp *in, struct kcall *k)
 	kin.loop_depth = 0;
 	kin.ret = NULL;
 	kin.returned = false;
-	ck_call_user(&kin, k->kernel_fn, refs, pos, NULL, NULL, 0, k->node);
+	/* a kernel chosen on a path the checker cannot decide: every choice is walked */
+	ck_call(&kin, k->kernel_fn, refs, pos, NULL, NULL, 0, k->node);
 }
 
 static void
@@ -637,10 +705,16 @@ ck_pallas_call_run(struct interp *in, struct val *obj, struct val **args, size_t
 	obj->flags |= VF_CALLED;
 	k->node = obj->node;
 	k->kernel_fn = kfn;
-	if (kfn && kfn->kind == VAL_FUNC) {
-		k->kernel = kfn->fn;
-		k->kernel_scope = kfn->closure;
-		mark_kernel(cx, kfn->fn);
+	for (size_t i = 0; kfn && i < (kfn->kind == VAL_ALT ? kfn->n : 1); i++) {
+		struct val *f = kfn->kind == VAL_ALT ? kfn->elts[i] : kfn;
+
+		if (f->kind != VAL_FUNC)
+			continue;
+		if (!k->kernel) {
+			k->kernel = f->fn;
+			k->kernel_scope = f->closure;
+		}
+		mark_kernel(cx, f->fn);
 	}
 	k->grid_rank = 0;
 	read_params(cx, k, val_arg(obj, 99, "compiler_params"));

@@ -146,6 +146,11 @@ need_note(struct cctx *cx, const struct kcall *k, const struct karg *a, const ch
 {
 	struct vars vs = VARS_INIT;
 
+	/* one note per call names what is missing first: the rest usually needs the same */
+	if (k->need_noted)
+		return;
+	((struct kcall *)k)->need_noted = true;
+
 	vars_set(&vs, "operand", operand_label(cx, k, a), true);
 	vars_set(&vs, "need", need, true);
 	ck_report(cx, "L009", at, at, k, &vs);
@@ -232,6 +237,8 @@ check_gpu_block(struct cctx *cx, struct kcall *k, struct karg *a, const struct s
 	rule.triton = strcmp(k->backend, "triton") == 0;
 	rule.bits = v && v->dt ? v->dt->bits : 32;
 	rule.mma = cx->gpu ? cx->gpu->mma : NULL;
+	if (bs->rank == 0)
+		return;         /* a scalar block: the GPU backends load it as it is */
 	if (!v || !v->dt) {
 		*complete = false;
 		if (!rule.triton)
@@ -313,6 +320,55 @@ check_index_map(struct cctx *cx, struct kcall *k, struct karg *a)
 	vars_release(&vs);
 }
 
+static bool
+pow2(long long x)
+{
+	return x > 0 && (x & (x - 1)) == 0;
+}
+
+static long long
+next_pow2(long long x)
+{
+	long long p = 1;
+
+	while (p < x && p < (1LL << 40))
+		p <<= 1;
+	return p;
+}
+
+/* Triton's rule holds per dimension: the known ones are judged even when others are open. */
+static bool
+check_triton_partial(struct cctx *cx, struct kcall *k, struct karg *a)
+{
+	const struct val *b = a->spec.block;
+	struct vars vs = VARS_INIT;
+
+	if (strcmp(k->backend, "triton") != 0 || b->kind != VAL_TUPLE)
+		return false;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct val *e = b->elts[i];
+		struct shape prop;
+		char was[128];
+
+		if (e->kind != VAL_INT || pow2(e->i))
+			continue;
+		memset(&prop, 0, sizeof(prop));
+		prop.rank = 1;
+		prop.dims[0] = next_pow2(e->i);
+		val_format(b, was, sizeof(was));
+		vars_set(&vs, "operand", operand_label(cx, k, a), true);
+		vars_set(&vs, "block", was, true);
+		vars_set(&vs, "why", ck_printf(cx, "%lld is not a power of two; the Pallas Triton lowering "
+					       "loads and stores only power-of-two sizes", e->i), true);
+		vars_set(&vs, "backend", k->backend, true);
+		ck_dim_fix(cx, b, (int)i, prop.dims[0], 0, &prop, &vs, "fix");
+		ck_report(cx, "L010", dim_node(b, (int)i), NULL, k, &vs);
+		vars_release(&vs);
+		return true;
+	}
+	return false;
+}
+
 static void
 check_one(struct cctx *cx, struct kcall *k, struct karg *a, bool *complete)
 {
@@ -326,7 +382,7 @@ check_one(struct cctx *cx, struct kcall *k, struct karg *a, bool *complete)
 		return;
 	if (!val_shape(a->spec.block, &bs)) {
 		*complete = false;
-		if ((need = val_need(a->spec.block)))
+		if (!check_triton_partial(cx, k, a) && (need = val_need(a->spec.block)))
 			need_note(cx, k, a, need, a->spec.block->node);
 		return;
 	}

@@ -102,9 +102,14 @@ check_accumulator(struct cctx *cx, struct kcall *k, struct kref *r)
 		vars_set(&vs, "init_axes", axes_text(cx, wrong->cond_eq0), true);
 		ck_report(cx, "N002", wrong->node, wrong->node, k, &vs);
 	} else if (!any_init) {
+		const struct py_node *at = rmw->node;
+
 		vars_set(&vs, "first", axes ? ck_printf(cx, "the first step of axis %d", axis)
 					    : "the step", true);
-		ck_report(cx, "N001", rmw->node, rmw->node, k, &vs);
+		/* a first-step block on that axis that does not zero it: the init belongs there */
+		if (axis >= 0 && axis < 8 && k->first_step[axis])
+			at = k->first_step[axis];
+		ck_report(cx, "N001", at, at, k, &vs);
 	}
 	vars_release(&vs);
 }
@@ -137,6 +142,42 @@ rescaled(const struct kcall *k, const struct kref *r, size_t before)
 	return false;
 }
 
+/*
+ * Where the unscaled state was made, when the addition's state operand is
+ * a name bound just before from a plain copy of the state (o_corr = o_prev):
+ * that is where the rescale went missing. Else the addition itself.
+ */
+static const struct py_node *
+unscaled_at(const struct cctx *cx, const struct py_node *add, const struct py_node *state)
+{
+	const struct py_node *best = NULL;
+	const struct py_node *stack[256];
+	size_t n = 0;
+
+	if (!state || state->kind != PY_NAME)
+		return add;
+	stack[n++] = cx->m->root;
+	while (n) {
+		const struct py_node *s = stack[--n];
+
+		if (s->kind == PY_ASSIGN && s->items.n == 1 && s->items.v[0]->kind == PY_NAME &&
+		    strcmp(s->items.v[0]->s, state->s) == 0 && s->line < add->line &&
+		    add->line - s->line <= 20 && (!best || s->line > best->line) &&
+		    (s->x->kind == PY_NAME || s->x->kind == PY_SUBSCRIPT))
+			best = s;
+		for (size_t i = 0; i < s->items.n && n < 250; i++)
+			if (s->items.v[i] && s->items.v[i]->kind >= PY_DEF)
+				stack[n++] = s->items.v[i];
+		for (size_t i = 0; i < s->more.n && n < 250; i++)
+			if (s->more.v[i] && s->more.v[i]->kind >= PY_DEF)
+				stack[n++] = s->more.v[i];
+		for (size_t i = 0; i < s->extra.n && n < 250; i++)
+			if (s->extra.v[i] && s->extra.v[i]->kind >= PY_DEF)
+				stack[n++] = s->extra.v[i];
+	}
+	return best ? best : add;
+}
+
 static void
 check_online_softmax(struct cctx *cx, struct kcall *k)
 {
@@ -153,8 +194,19 @@ check_online_softmax(struct cctx *cx, struct kcall *k)
 			continue;
 		py_render(e->node, expr, sizeof(expr));
 		vars_set(&vs, "expr", expr, true);
-		vars_set(&vs, "acc", e->ref ? e->ref->name : "the accumulator", true);
-		ck_report(cx, "N005", e->node, e->node, k, &vs);
+		if (e->ref) {
+			vars_set(&vs, "acc", e->ref->name, true);
+		} else {
+			char st[64];
+
+			py_render(e->state, st, sizeof(st));
+			vars_set(&vs, "acc", e->state ? st : "the accumulator", true);
+		}
+		{
+			const struct py_node *at = unscaled_at(cx, e->node, e->state);
+
+			ck_report(cx, "N005", at, at, k, &vs);
+		}
 		vars_release(&vs);
 		return;
 	}

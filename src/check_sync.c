@@ -23,24 +23,16 @@ same(const char *a, const char *b)
 static bool
 completes(const struct kdma *d, const struct kev *w)
 {
-	return w->dma && w->dma->known && same(w->dma->dst, d->dst) && same(w->dma->sem, d->sem);
+	/* a remote copy's wait does not complete a local copy on the same semaphore, nor back;
+	 * a barrier wait (plgpu.barrier_wait) names only the barrier */
+	return w->dma && w->dma->known && (!w->dma->dst || same(w->dma->dst, d->dst)) &&
+	       same(w->dma->sem, d->sem) && w->dma->remote == d->remote;
 }
 
 static bool
 is_wait(const struct kev *e)
 {
 	return e->kind == KEV_WAIT || e->kind == KEV_WAIT_RECV || e->kind == KEV_WAIT_SEND;
-}
-
-/* Do two views name the same slot? By value when both are known, else as written. */
-static bool
-same_slot(const char *ta, const struct val *a, const char *tb, const struct val *b)
-{
-	if (a && b)
-		return val_same_index(a, b);
-	if (!ta && !tb)
-		return true;
-	return ta && tb && strcmp(ta, tb) == 0;
 }
 
 static const char *
@@ -58,6 +50,17 @@ copy_vars(struct cctx *cx, const struct kdma *d, struct vars *vs)
 		 true);
 	vars_set(vs, "src", d->src ? d->src : "its source", true);
 	vars_set(vs, "copy_line", ck_where(cx, d->node), true);
+}
+
+/* Do two views name the same slot? By value when both are known, else as written. */
+static bool
+same_slot(const char *ta, const struct val *a, const char *tb, const struct val *b)
+{
+	if (a && b)
+		return val_same_index(a, b);
+	if (!ta && !tb)
+		return true;
+	return ta && tb && strcmp(ta, tb) == 0;
 }
 
 /* S001/S002: every started copy is waited (both halves of a remote one). */
@@ -87,8 +90,28 @@ check_waits(struct cctx *cx, struct kcall *k)
 		}
 		copy_vars(cx, s->dma, &vs);
 		if (!full && !recv && !send) {
+			/*
+			 * The wait belongs before the first read that takes what the
+			 * copy wrote (the whole buffer, or its slot): the finding is
+			 * there. Without one, at the start.
+			 */
+			const struct py_node *at = s->node;
+
+			vars_set(&vs, "read_where", "", true);
+			for (size_t j = i + 1; j < k->nev && !s->dma->remote; j++) {
+				const struct kev *e = &k->ev[j];
+
+				if (e->kind != KEV_READ || !e->ref || !same(e->ref->name, s->dma->dst) ||
+				    !(e->whole || same_slot(e->index, e->ix, s->dma->dst_index,
+							    s->dma->dst_ix)))
+					continue;
+				vars_set(&vs, "read_where", ck_printf(cx, "; %s is read here, the copy "
+					 "starts at %s", s->dma->dst, ck_where(cx, s->node)), true);
+				at = e->node;
+				break;
+			}
 			vars_set(&vs, "how", s->dma->remote ? "remote copy" : "copy", true);
-			ck_report(cx, "S001", s->node, s->node, k, &vs);
+			ck_report(cx, "S001", at, at, k, &vs);
 		} else if (s->dma->remote && !full && (!recv || !send)) {
 			vars_set(&vs, "missing", recv ? "wait_send()" : "wait_recv()", true);
 			vars_set(&vs, "has", recv ? "wait_recv()" : "wait_send()", true);
@@ -107,7 +130,8 @@ check_read_before_wait(struct cctx *cx, struct kcall *k)
 	for (size_t i = 0; i < k->nev; i++) {
 		const struct kev *s = &k->ev[i];
 
-		if (s->kind != KEV_START || !s->dma || !s->dma->known)
+		/* a remote copy writes another device's buffer: local reads do not race it */
+		if (s->kind != KEV_START || !s->dma || !s->dma->known || s->dma->remote)
 			continue;
 		for (size_t j = i + 1; j < k->nev; j++) {
 			const struct kev *e = &k->ev[j];
@@ -141,7 +165,7 @@ check_read_then_wait(struct cctx *cx, struct kcall *k)
 	for (size_t j = 0; j < k->nev; j++) {
 		const struct kev *w = &k->ev[j];
 
-		if (!is_wait(w) || !w->dma || !w->dma->known)
+		if (!is_wait(w) || !w->dma || !w->dma->known || w->dma->remote)
 			continue;
 		for (size_t i = j; i-- > 0;) {
 			const struct kev *e = &k->ev[i];
@@ -192,8 +216,13 @@ check_shared_semaphore(struct cctx *cx, struct kcall *k)
 			vars_set(&vs, "other_dst", b->dma->dst_index ? ck_printf(cx, "%s.at[%s]",
 				 b->dma->dst, b->dma->dst_index) : b->dma->dst, true);
 			vars_set(&vs, "other_line", ck_where(cx, b->dma->node), true);
-			/* the second copy's descriptor names the semaphore to change */
-			ck_report(cx, "S003", b->dma->node, b->dma->node, k, &vs);
+			/* the semaphore to change: where the second copy's was written */
+			{
+				const struct py_node *at = b->dma->sem_node ? b->dma->sem_node
+									    : b->dma->node;
+
+				ck_report(cx, "S003", at, at, k, &vs);
+			}
 			vars_release(&vs);
 			return;
 		}
@@ -238,8 +267,10 @@ ck_sync(struct cctx *cx, struct kcall *k)
 		struct vars vs = VARS_INIT;
 
 		vars_set(&vs, "where", ck_where(cx, k->params_node ? k->params_node : k->node), true);
-		ck_report(cx, "S006", k->barrier_node, k->params_node ? k->params_node : k->node, k,
-			  &vs);
+		vars_set(&vs, "barrier_line", ck_where(cx, k->barrier_node), true);
+		/* the line to change is the compiler params (or the call that lacks them) */
+		ck_report(cx, "S006", k->params_node ? k->params_node : k->node,
+			  k->params_node ? k->params_node : k->node, k, &vs);
 		vars_release(&vs);
 	}
 }

@@ -309,6 +309,51 @@ val_join(struct cctx *cx, struct val *a, struct val *b, const char *name)
 		t = val_copy(cx, a->kind == VAL_TRACED ? a : b);
 		return t;
 	}
+	/* tuples of one length: element by element (a spec list that differs in one entry) */
+	if (a->kind == VAL_TUPLE && b->kind == VAL_TUPLE && a->n == b->n &&
+	    (a->flags & VF_SOME) == (b->flags & VF_SOME)) {
+		t = val_tuple(cx, a->n, a->node);
+		t->flags = a->flags & VF_SOME;
+		for (size_t i = 0; i < a->n; i++)
+			t->elts[i] = val_join(cx, a->elts[i], b->elts[i], name);
+		return t;
+	}
+	/* lists of different lengths (scratch only on one path): one of them */
+	if ((a->kind == VAL_TUPLE || a->kind == VAL_ALT) && (b->kind == VAL_TUPLE || b->kind == VAL_ALT) &&
+	    !((a->flags | b->flags) & VF_SOME)) {
+		size_t na = a->kind == VAL_ALT ? a->n : 1, nb = b->kind == VAL_ALT ? b->n : 1;
+
+		if (na + nb <= 8) {
+			t = val_new(cx, VAL_ALT, a->node);
+			t->elts = py_arena_alloc(cx->a, (na + nb) * sizeof(*t->elts));
+			for (size_t i = 0; i < na; i++)
+				t->elts[t->n++] = a->kind == VAL_ALT ? a->elts[i] : a;
+			for (size_t i = 0; i < nb; i++)
+				t->elts[t->n++] = b->kind == VAL_ALT ? b->elts[i] : b;
+			return t;
+		}
+	}
+	/* an optional object (None until a loop sets it): the object */
+	if ((a->kind == VAL_NONE) != (b->kind == VAL_NONE)) {
+		struct val *o = a->kind == VAL_NONE ? b : a;
+
+		if (o->kind == VAL_OBJ || o->kind == VAL_INST || o->kind == VAL_FUNC)
+			return o;
+	}
+	/* a function chosen on a path the checker cannot decide: both are walked when called */
+	if ((a->kind == VAL_FUNC || a->kind == VAL_ALT) && (b->kind == VAL_FUNC || b->kind == VAL_ALT)) {
+		size_t na = a->kind == VAL_ALT ? a->n : 1, nb = b->kind == VAL_ALT ? b->n : 1;
+
+		if (na + nb <= 8) {
+			t = val_new(cx, VAL_ALT, a->node);
+			t->elts = py_arena_alloc(cx->a, (na + nb) * sizeof(*t->elts));
+			for (size_t i = 0; i < na; i++)
+				t->elts[t->n++] = a->kind == VAL_ALT ? a->elts[i] : a;
+			for (size_t i = 0; i < nb; i++)
+				t->elts[t->n++] = b->kind == VAL_ALT ? b->elts[i] : b;
+			return t;
+		}
+	}
 	return val_unknown(cx, ck_printf(cx, "%s (set differently on two paths)", name), a->node);
 }
 

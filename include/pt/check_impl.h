@@ -26,7 +26,7 @@ struct chip;
 struct gpu;
 struct dtype;
 
-#define CK_MAX_CALL_DEPTH 6         /* user functions inlined inside each other */
+#define CK_MAX_CALL_DEPTH 16        /* user functions inlined inside each other */
 #define CK_MAX_STEPS 400000         /* statements and expressions interpreted per file */
 #define CK_MAX_EVAL_DEPTH 150       /* nested expressions evaluated */
 #define CK_MAX_REFS 64              /* refs of one kernel that reads are tracked for */
@@ -48,6 +48,9 @@ enum val_kind {
 	VAL_ARRAY,      /* an array outside a kernel: shape, dt */
 	VAL_REF,        /* a kernel ref or a view of one: ref; s: the view's index text */
 	VAL_TRACED,     /* a traced value inside a kernel: dt, shape, flags */
+	VAL_CLASS,      /* a class of the file: fn (PY_CLASS), closure (its body's names) */
+	VAL_INST,       /* an instance: fn (its class), closure (its attributes, parent the class's) */
+	VAL_ALT,        /* one of several functions (a branch chose): elts; calling it calls each */
 };
 
 /* What a traced value is known to be made of. */
@@ -63,6 +66,11 @@ enum {
 	VF_NEGATED = 1u << 8,       /* -x */
 	VF_ZERO = 1u << 9,          /* zeros (an accumulator's init) */
 	VF_CALLED = 1u << 10,       /* OBJ pallas_call: it was called with operands */
+	VF_DATACLASS = 1u << 11,    /* CLASS: its annotated fields are its __init__ */
+	VF_PROPERTY = 1u << 12,     /* FUNC: a property, called on attribute access */
+	VF_SOME = 1u << 13,         /* TUPLE: its one element stands for an unknown number of them */
+	VF_ACCUM = 1u << 14,        /* state + product with the state not rescaled (accum_*) */
+	VF_CARRY = 1u << 15,        /* a loop carry (with VF_STATE) */
 };
 
 enum ref_role { ROLE_PREFETCH, ROLE_INPUT, ROLE_OUTPUT, ROLE_SCRATCH, ROLE_SEM, ROLE_OTHER };
@@ -80,6 +88,8 @@ struct kref {
 	unsigned red_axes;          /* outputs: grid axes its index map ignores (revisits) */
 	bool red_known;
 	bool aliased;               /* an output that input_output_aliases fills */
+	bool unnamed;               /* made by run_scoped or get_barrier_semaphore: the first
+				     * name it is bound to names it */
 };
 
 struct val {
@@ -111,6 +121,10 @@ struct val {
 	struct val *index;              /* REF view (ref.at[i]): the index value */
 	const struct py_node *exp_node; /* VF_RAW_EXP: the exp call */
 	const struct py_node *dot_node; /* VF_LOWP_DOT: the dot call */
+	const struct py_node *accum_node; /* VF_ACCUM: the addition */
+	const struct py_node *accum_state; /* VF_ACCUM: the state operand as written */
+	struct val *accum_other;        /* VF_ACCUM: what was added */
+	uint64_t accum_refs;            /* VF_ACCUM: the refs the state was read from */
 };
 
 struct scope {
@@ -139,6 +153,7 @@ struct kdma {
 	const char *src;
 	const char *sem, *sem_index;    /* the (receive) semaphore */
 	struct val *dst_ix, *sem_ix;    /* the views' index values (NULL: the whole ref) */
+	const struct py_node *sem_node; /* where the semaphore (view) passed was written */
 	const char *send_sem;           /* a remote copy's send semaphore, else NULL */
 	bool remote;
 	bool known;                     /* dst and sem resolved to kernel refs */
@@ -151,9 +166,11 @@ struct kev {
 	struct kref *ref;
 	const char *index;              /* the view's index text */
 	struct val *ix;                 /* READ/WRITE: the index value, or NULL */
+	bool whole;                     /* READ: x[...] of the ref or of a view of it */
 	struct kdma *dma;
 	const char *sem;
 	struct val *v;                  /* WRITE: the value stored; ACCUM: the product added */
+	const struct py_node *state;    /* ACCUM: the state operand as written */
 	bool rmw, aug, zero;            /* WRITE: read-modify-write, written as +=, a zeros init */
 	bool scaled;                    /* WRITE: the ref's value times something (a rescale) */
 	unsigned cond_eq0;              /* program_id(a) == 0 for a in mask holds here */
@@ -231,7 +248,9 @@ struct kcall {
 	bool running_max;               /* an online-softmax running max exists */
 	bool barrier_used;
 	const struct py_node *barrier_node;
+	const struct py_node *first_step[8];  /* a pl.when(program_id(a) == 0) body, per axis */
 	bool layout_known;              /* every block, array and dtype was known to the layout check */
+	bool need_noted;                /* a note about a missing value was made */
 	bool vmem_known;                /* the working set was computed */
 	unsigned long long vmem_total;
 	char *vmem_detail;
@@ -264,6 +283,7 @@ struct cctx {
 	const struct py_node **kernels; /* functions used as kernels */
 	size_t nkernels, alloc_kernels;
 	long steps;
+	unsigned scoped_seq;            /* numbers the refs run_scoped makes */
 	struct check_result *r;
 	struct check_finding *found;    /* this file's findings before merging */
 	size_t nfound, alloc_found;

@@ -1,4 +1,4 @@
-# expect: S006@27
+# expect: S006@65
 """Ring all-gather across the devices of a 1-D mesh, as a TPU kernel.
 
 Each device owns one shard. In step s it forwards the shard it received
