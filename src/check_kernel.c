@@ -723,8 +723,10 @@ ck_pallas_call_run(struct interp *in, struct val *obj, struct val **args, size_t
 	if (!k->backend && backend && backend->kind == VAL_STR)
 		k->backend = strcmp(backend->s, "triton") == 0 ? "triton" :
 			     strcmp(backend->s, "mosaic_gpu") == 0 ? "mosaic-gpu" : "mosaic-tpu";
-	if (!k->backend)
+	if (!k->backend) {
 		k->backend = default_backend(cx);
+		k->backend_assumed = !cx->file_backend && !cx->chip && !cx->gpu;
+	}
 	k->aliases = aliases_given(obj->node);
 	k->from_call_site = args != NULL && (in->from_call_site || (obj->flags & VF_FROM_DOT));
 	read_operands(cx, k, obj, args, args ? (long)nargs : 0, args ? node : NULL);

@@ -199,7 +199,9 @@ check_tpu_block(struct cctx *cx, struct kcall *k, struct karg *a, const struct s
 					  dim_node(a->spec.block, bs->rank + c.dims[i].axis));
 				return;
 			}
-			report_dim(cx, k, a, a->spec.block, bs, &c, &c.dims[i], "L001", NULL);
+			/* a file that says nothing of its backend may be a GPU kernel: a note */
+			report_dim(cx, k, a, a->spec.block, bs, &c, &c.dims[i],
+				   k->backend_assumed ? "L012" : "L001", NULL);
 			return;
 		}
 		break;

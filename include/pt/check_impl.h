@@ -213,6 +213,7 @@ struct kcall {
 	struct scope *kernel_scope;     /* its closure */
 	struct val *kernel_fn;          /* FUNC with partial's bound keywords */
 	const char *backend;            /* "mosaic-tpu", "triton", "mosaic-gpu" */
+	bool backend_assumed;           /* nothing in the file or options said which: TPU assumed */
 	struct val *grid;               /* TUPLE, INT, or NULL (no grid: one step) */
 	int grid_rank;                  /* -1 when not known */
 	long long grid_dims[8];         /* 0 when a dim is not known */
