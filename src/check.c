@@ -140,6 +140,8 @@ check_result_release(struct check_result *r)
 		free(r->k[i].name);
 		free(r->k[i].grid);
 		free(r->k[i].vmem_detail);
+		free(r->k[i].halve_fix[0]);
+		free(r->k[i].halve_fix[1]);
 	}
 	for (size_t i = 0; i < r->np; i++) {
 		free(r->p[i].file);
@@ -472,6 +474,8 @@ summarise(struct cctx *cx, struct check_result *r)
 		s->vmem_known = best->vmem_known;
 		s->vmem_bytes = best->vmem_total;
 		s->vmem_detail = best->vmem_detail ? xstrdup(best->vmem_detail) : NULL;
+		for (int h = 0; h < 2; h++)
+			s->halve_fix[h] = best->halve_fix[h] ? xstrdup(best->halve_fix[h]) : NULL;
 	}
 }
 

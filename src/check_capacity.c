@@ -247,6 +247,28 @@ report_tpu(struct cctx *cx, struct kcall *k, const struct chip *chip, const stru
 	vars_release(&vs);
 }
 
+/* Keep the halved-block fixes with the kernel: triage shows them for any capacity verdict. */
+static void
+keep_halving(struct cctx *cx, struct kcall *k, const struct tuned *t, const struct chip *chip)
+{
+	struct vars vs = VARS_INIT;
+	static const char *const pre[2] = { "halve", "halve2" };
+
+	halving_fixes(cx, t, chip, &vs);
+	for (int i = 0; i < 2; i++) {
+		char w[32], ch[32];
+		const char *where, *change;
+
+		snprintf(w, sizeof(w), "%s_where", pre[i]);
+		snprintf(ch, sizeof(ch), "%s_change", pre[i]);
+		where = vars_get(&vs, w);
+		change = vars_get(&vs, ch);
+		if (where && change && !k->halve_fix[i])
+			k->halve_fix[i] = ck_printf(cx, "%s: %s", where, change);
+	}
+	vars_release(&vs);
+}
+
 static void
 capacity_tpu(struct cctx *cx, struct kcall *k)
 {
@@ -262,6 +284,7 @@ capacity_tpu(struct cctx *cx, struct kcall *k)
 		k->vmem_known = true;
 		k->vmem_total = j.total;
 		k->vmem_detail = (char *)detail_text(cx, &j.u, k->inner_vmem);
+		keep_halving(cx, k, &t, cx->chip);
 		if (k->vmem_limit > cx->chip->vmem_bytes) {
 			struct vars vs = VARS_INIT;
 
@@ -298,6 +321,7 @@ capacity_tpu(struct cctx *cx, struct kcall *k)
 				k->vmem_known = true;
 				k->vmem_total = j.total;
 				k->vmem_detail = (char *)detail_text(cx, &j.u, k->inner_vmem);
+				keep_halving(cx, k, &t, c);
 			}
 			if (!j.over)
 				continue;

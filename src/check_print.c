@@ -62,20 +62,21 @@ print_head(FILE *out, const struct check_finding *f, bool color)
 }
 
 static void
-print_fix(FILE *out, const struct check_finding *f, bool color)
+print_fix(FILE *out, const struct check_finding *f, bool color, int indent)
 {
 	if (!f->fix)
 		return;
-	fprintf(out, "      %sfix:%s ", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
+	fprintf(out, "%*s%sfix:%s ", indent, "", c_on(color, TERM_BOLD), c_on(color, TERM_RESET));
 	term_puts_untrusted(out, f->fix);
 	fputc('\n', out);
 }
 
 void
-check_print_finding_line(FILE *out, const struct check_finding *f, bool color)
+check_print_finding_line(FILE *out, const struct check_finding *f, bool color, int indent)
 {
+	fprintf(out, "%*s", indent, "");
 	print_head(out, f, color);
-	print_fix(out, f, color);
+	print_fix(out, f, color, indent + 6);
 }
 
 static void
@@ -113,7 +114,7 @@ check_print_text(FILE *out, FILE *err, const struct check_result *r,
 			fputc('\n', out);
 			caret(out, src, f->col, f->end_col, o->color);
 		}
-		print_fix(out, f, o->color);
+		print_fix(out, f, o->color, 6);
 	}
 	check_counts(r, &e, &w, &n);
 	if (r->n)

@@ -86,6 +86,8 @@ struct check_kernel {
 	unsigned long long vmem_bytes;  /* the static working set (TPU VMEM or GPU shared memory) */
 	bool vmem_known;                /* every block and scratch shape was known */
 	char *vmem_detail;              /* "2 x 1 MiB blocks + ... ", or NULL */
+	char *halve_fix[2];             /* "k.py:12: bn=1024 -> 512": the largest block's last and
+					 * second-to-last dim halved, where written; NULL if none */
 };
 
 struct check_problem {

@@ -255,6 +255,7 @@ struct kcall {
 	bool vmem_known;                /* the working set was computed */
 	unsigned long long vmem_total;
 	char *vmem_detail;
+	const char *halve_fix[2];       /* the capacity ladder's halved blocks, where to write them */
 };
 
 /* A pending check of one file: the interpreter's state and what it found. */

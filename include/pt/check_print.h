@@ -25,8 +25,8 @@ struct check_print_opts {
 /* The findings, then one summary line. Problems (syntax, unreadable files) go to err. */
 void check_print_text(FILE *out, FILE *err, const struct check_result *r,
 		      const struct check_print_opts *o);
-/* One finding as a compiler line and its fix (for triage's source section), no caret. */
-void check_print_finding_line(FILE *out, const struct check_finding *f, bool color);
+/* One finding as a compiler line and its fix, indented (triage's source section), no caret. */
+void check_print_finding_line(FILE *out, const struct check_finding *f, bool color, int indent);
 /* Returns a new JSON object; free with json_free(). */
 struct json *check_json(const struct check_result *r, const struct check_print_opts *o);
 /* One finding's JSON object, added to arr (the shape of a `findings` entry). */

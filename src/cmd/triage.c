@@ -17,6 +17,7 @@
 
 #include "pt/advice.h"
 #include "pt/buf.h"
+#include "pt/check_triage.h"
 #include "pt/classify.h"
 #include "cmd.h"
 #include "pt/diagnosis.h"
@@ -35,7 +36,7 @@ static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 const struct cmd_entry cmd_triage_entry = {
 	.name = "triage",
 	.usage = "[triage] [--json | --format FMT] [--quiet] [--no-input] [--answers FILE]\n"
-		 "       [--kernel FILE] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
+		 "       [--kernel FILE | --no-kernel] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
 	.summary = "classify a Pallas failure log and show the fix ladder",
 	.help =
 	"options:\n"
@@ -45,7 +46,9 @@ const struct cmd_entry cmd_triage_entry = {
 	"  -q, --quiet       do not echo a piped log as it streams in\n"
 	"  --no-input        never ask questions; print the diagnosis and the whole ladder\n"
 	"  --answers FILE    walk the ladder with the answers in FILE ('-': stdin), see docs/sessions.md\n"
-	"  --kernel FILE     save FILE.pre-debug before the first attempt (never overwritten)\n"
+	"  --kernel FILE     the kernel's source: check it (docs/check.md) and name in each rung\n"
+	"                    the line to change; save FILE.pre-debug before the first attempt\n"
+	"  --no-kernel       do not check the source file the log's traceback names\n"
 	"  --redact          mask home paths and host names in the escalation report\n"
 	"  --rules DIR       use the rules in DIR\n"
 	"  --color WHEN      auto (default), always or never; NO_COLOR and TERM=dumb mean never\n"
@@ -68,7 +71,7 @@ const struct cmd_entry cmd_triage_entry = {
 	.run = cmd_triage_run,
 };
 
-enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT, OPT_FORMAT };
+enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT, OPT_FORMAT, OPT_NO_KERNEL };
 
 static const struct option triage_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -76,6 +79,7 @@ static const struct option triage_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "answers", required_argument, NULL, OPT_ANSWERS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
 	{ "redact", no_argument, NULL, OPT_REDACT },
 	CMD_GLOBAL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -89,6 +93,8 @@ struct triage_args {
 	struct walk_opts wo;
 	const char *path;           /* "-" for stdin */
 	const char *name;           /* as shown: "<stdin>" for stdin */
+	bool no_kernel;             /* --no-kernel: no source from the traceback */
+	struct source_link *src;    /* the kernel's source, checked, or NULL */
 };
 
 /* ------------------------------------------------------------ output */
@@ -97,17 +103,26 @@ struct show_ctx {
 	struct pt_ctx *ctx;
 	const struct verdict *v;
 	const char *name;
+	const struct source_link *src;
 };
 
 static void
+print_source(FILE *fp, void *arg, bool color)
+{
+	check_triage_print(fp, arg, color);
+}
+
+static void
 print_text(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool whole_ladder,
-	   const char *why)
+	   const char *why, const struct source_link *src)
 {
 	struct diagnosis_opts o = {
 		.color = cmd_use_color(ctx, stdout),
 		.whole_ladder = whole_ladder,
 		.no_ladder = !whole_ladder,    /* the walk that follows shows each rung */
 		.source = name,
+		.extra = src ? print_source : NULL,
+		.extra_arg = (void *)src,
 	};
 	struct wrap_out wo;
 
@@ -126,7 +141,7 @@ show(void *arg, bool whole_ladder, const char *why)
 {
 	struct show_ctx *sc = arg;
 
-	print_text(sc->ctx, sc->v, sc->name, whole_ladder, why);
+	print_text(sc->ctx, sc->v, sc->name, whole_ladder, why, sc->src);
 	fflush(stdout);
 }
 
@@ -181,6 +196,8 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 			a->wo.answers = optarg;
 		else if (c == OPT_KERNEL)
 			a->wo.kernel = optarg;
+		else if (c == OPT_NO_KERNEL)
+			a->no_kernel = true;
 		else if (c == OPT_REDACT)
 			a->wo.redact = true;
 		else if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
@@ -188,6 +205,8 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 	}
 	if ((rc = cmd_check_args(e, argc, optind)) != 0)
 		return rc;
+	if (a->no_kernel && a->wo.kernel)
+		return cmd_usage_error(e, "--kernel and --no-kernel cannot both be given");
 	a->path = optind < argc ? argv[optind] : "-";
 	a->name = strcmp(a->path, "-") == 0 ? "<stdin>" : a->path;
 	if (strcmp(a->path, "-") == 0 && optind == argc && isatty(STDIN_FILENO))
@@ -219,13 +238,13 @@ conclude(struct pt_ctx *ctx, struct triage_args *a, const struct logread *lr,
 		print_text(ctx, v, a->name, true, "interrupted while the log was still coming: "
 			   "this is what came so far, and nothing was recorded; if the program "
 			   "hangs, 'pallas-triage run --timeout SECONDS -- COMMAND' stops it and "
-			   "diagnoses the hang");
+			   "diagnoses the hang", a->src);
 		return 128 + SIGINT;
 	}
 	if (a->format != FORMAT_TEXT)
 		return print_machine(ctx, a, v);
 	if (walk) {
-		struct show_ctx sc = { ctx, v, a->name };
+		struct show_ctx sc = { ctx, v, a->name, a->src };
 		struct session_log sl = logread_session_log(lr);
 
 		if (!lr->kept_all)
@@ -237,7 +256,7 @@ conclude(struct pt_ctx *ctx, struct triage_args *a, const struct logread *lr,
 		fflush(stdout);
 		return walk_loop(ctx->rules, v, &sl, &a->wo, show, &sc);
 	}
-	print_text(ctx, v, a->name, true, unrecorded_note(ctx, lr));
+	print_text(ctx, v, a->name, true, unrecorded_note(ctx, lr), a->src);
 	return verdict_status(v);
 }
 
@@ -252,9 +271,42 @@ print_machine(struct pt_ctx *ctx, const struct triage_args *a, const struct verd
 		return verdict_status(v);
 	}
 	j = diagnosis_json(ctx->rules, v, a->name);
+	if (a->src)
+		check_triage_json(j, a->src);
 	json_print(j, stdout);
 	json_free(j);
 	return verdict_status(v);
+}
+
+/*
+ * Check the kernel's source: --kernel FILE, or the file the traceback names
+ * when it is under the working directory (said in the output). Returns -1
+ * when the rules cannot check at all (the error is printed).
+ */
+static int
+link_source(struct pt_ctx *ctx, struct triage_args *a, struct verdict *v, struct source_link *src)
+{
+	struct pt_err err = PT_ERR_INIT;
+	char *found = NULL;
+	const char *path = a->wo.kernel, *how = "--kernel";
+	int rc = 0;
+
+	if (v->nbytes == 0 || !ctx->rules->checks)
+		return 0;
+	if (!path && !a->no_kernel && (found = check_triage_find(v, "."))) {
+		path = found;
+		how = "traceback";
+	}
+	if (path) {
+		if (check_triage_link(ctx->rules, v, path, how, src, &err) < 0) {
+			pt_report(&err);
+			rc = -1;
+		} else {
+			a->src = src;
+		}
+	}
+	free(found);
+	return rc;
 }
 
 static int
@@ -264,6 +316,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct triage_args a;
 	struct logread lr;
 	struct verdict v;
+	struct source_link src = SOURCE_LINK_INIT;
 	bool walk;
 	int rc;
 
@@ -283,8 +336,14 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	}
 	if (lr.echoed)
 		fputc('\n', stdout);
+	if (link_source(ctx, &a, &v, &src) < 0) {
+		logread_release(&lr);
+		verdict_release(&v);
+		return PT_EXIT_DATA;
+	}
 	rc = conclude(ctx, &a, &lr, &v, walk);
 	logread_release(&lr);
 	verdict_release(&v);
+	source_link_release(&src);
 	return rc;
 }

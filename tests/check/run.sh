@@ -53,4 +53,66 @@ for f in "$D"/*.py; do
 	ok "$name ($got)"
 done
 golden_dir "$D/text"
+
+# ---- triage reads the kernel: --kernel FILE, or the file the traceback names
+P=$T/proj
+mkdir -p "$P" "$T/elsewhere" "$T/outside"
+cp "$D/matmul-block-L001.py" "$P/tiled_mm.py"
+cp "$D/paged-nowait-S001.py" "$P/paged.py"
+cp "$D/text/vmem.py" "$P/big.py"
+tri() { # NAME LOG ARGS...: triage in $P, output in $T/tri
+	log=$1
+	shift
+	(cd "$P" && $PTRUN --no-input "$@" "$D/triage/$log") >"$T/tri" 2>"$T/tri.err"
+	trc=$?
+}
+tri layout.log
+check "triage: the traceback names tiled_mm.py, which is checked" \
+	grep -q '^source       tiled_mm.py (named by the traceback; --no-kernel turns this off)$' "$T/tri"
+check "triage: the rung names the line and value to change" \
+	grep -q 'change: tiled_mm.py:35: bk=1000 -> 1024 (or 896)   (from your source)' "$T/tri"
+check "triage: the source finding is shown" grep -q 'tiled_mm.py:45:31: error: .*\[L001 layout\]' "$T/tri"
+check "triage: exit status 0 with a kernel" [ "$trc" -eq 0 ]
+tri layout.log --no-kernel
+check "triage --no-kernel: no source" lacks "$T/tri" "source       "
+check "triage --no-kernel: the rung is the generic one" lacks "$T/tri" "(from your source)"
+tri layout.log --json
+check "triage --json: kernel_source with the finding and the rung from the source" python3 -c "
+import json, sys
+d = json.load(open('$T/tri'))
+ks = d['kernel_source']
+assert ks['file'] == 'tiled_mm.py' and ks['how'] == 'traceback', ks
+assert [f['code'] for f in ks['findings']][:1] == ['L001'], ks['findings']
+r = [x for x in d['ladder'] if x['id'] == 'layout.round-block-up'][0]
+assert r['from_source'] and r['change'] == 'tiled_mm.py:35: bk=1000 -> 1024 (or 896)', r
+"
+check "triage --json: strict JSON" strict_json "$T/tri"
+(cd "$T/elsewhere" && $PTRUN --no-input --kernel "$P/tiled_mm.py" "$D/triage/layout.log") >"$T/tri" 2>&1
+check "triage --kernel FILE: checked although the traceback's file is not here" \
+	grep -q "^source       $P/tiled_mm.py (--kernel)$" "$T/tri"
+(cd "$T/elsewhere" && $PTRUN --no-input "$D/triage/layout.log") >"$T/tri" 2>&1
+check "triage: no file of the traceback here, no source" lacks "$T/tri" "source       "
+printf 'x = 1\n' >"$T/outside/tiled_mm.py"
+mkdir -p "$T/linked"
+ln -s "$T/outside/tiled_mm.py" "$T/linked/tiled_mm.py"
+(cd "$T/linked" && $PTRUN --no-input "$D/triage/layout.log") >"$T/tri" 2>&1
+check "triage: a planted symbolic link is not followed" lacks "$T/tri" "source       "
+# the hang: the log says little, the source says which copy is never waited
+tri hang.log --no-kernel
+without=$(sed -n 's/.*(confidence \([0-9]*\)%).*/\1/p' "$T/tri")
+tri hang.log
+with=$(sed -n 's/.*(confidence \([0-9]*\)%).*/\1/p' "$T/tri")
+check "triage hang: synchronization" grep -q '^synchronization/hang' "$T/tri"
+check "triage hang: the unwaited copy is the diagnosis" \
+	grep -q 'paged.py:35:5: error: the copy from v_hbm into v_buf.at\[slot\] .* never waited' "$T/tri"
+check "triage hang: the source raises the confidence ($without% -> $with%)" \
+	[ -n "$without" ] && [ -n "$with" ] && [ "$with" -gt "$without" ]
+check "triage hang: the pairing rung names the copy's line" \
+	grep -q 'change: paged.py:30: the copy into v_buf.at\[slot\] starts here and nothing waits for it' "$T/tri"
+# capacity: the VMEM the source accounts for against the log's figure
+tri vmem.log
+check "triage vmem: the source's working set against the log's" \
+	grep -q 'vmem: the source accounts for 112 MiB of the 130.07 MiB the log reports; the other 18.07 MiB' "$T/tri"
+check "triage vmem: the halving rung names the constant" \
+	grep -q 'change: big.py:10: BK=2048 -> 1024   (from your source)' "$T/tri"
 finish
