@@ -428,7 +428,8 @@ merge_findings(struct cctx *cx, struct check_result *r)
 	free(cx->found);
 	cx->found = NULL;
 	cx->nfound = 0;
-	qsort(r->f + from, r->n - from, sizeof(*r->f), cmp_finding);
+	if (r->n > from)
+		qsort(r->f + from, r->n - from, sizeof(*r->f), cmp_finding);
 }
 
 /* One summary per pallas_call: the run that knew the most. */

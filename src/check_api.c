@@ -504,8 +504,8 @@ tuple_op(struct cctx *cx, int op, struct val *a, struct val *b, const struct py_
 	if (op == '+' && a->kind == VAL_TUPLE && b->kind == VAL_TUPLE) {
 		t = val_tuple(cx, a->n + b->n, node);
 		t->flags |= (a->flags | b->flags) & VF_SOME;
-		memcpy(t->elts, a->elts, a->n * sizeof(*t->elts));
-		memcpy(t->elts + a->n, b->elts, b->n * sizeof(*t->elts));
+		ck_copy(t->elts, a->elts, a->n, sizeof(*t->elts));
+		ck_copy(t->elts + a->n, b->elts, b->n, sizeof(*t->elts));
 		return t;
 	}
 	if (op == '*' && (a->kind == VAL_TUPLE) != (b->kind == VAL_TUPLE)) {
@@ -515,7 +515,7 @@ tuple_op(struct cctx *cx, int op, struct val *a, struct val *b, const struct py_
 			return val_unknown(cx, val_need(k), node);
 		t = val_tuple(cx, tu->n * (size_t)k->i, node);
 		for (long long r = 0; r < k->i; r++)
-			memcpy(t->elts + (size_t)r * tu->n, tu->elts, tu->n * sizeof(*t->elts));
+			ck_copy(t->elts + (size_t)r * tu->n, tu->elts, tu->n, sizeof(*t->elts));
 		return t;
 	}
 	return NULL;
@@ -1040,7 +1040,7 @@ h_create(struct interp *in, const struct acall *c)
 	if (npr && (strcmp(c->name, "np.random.randn") == 0 || strcmp(c->name, "np.random.rand") == 0)) {
 		struct val *tu = val_tuple(in->cx, c->nargs, c->node);
 
-		memcpy(tu->elts, c->args, c->nargs * sizeof(*tu->elts));
+		ck_copy(tu->elts, c->args, c->nargs, sizeof(*tu->elts));
 		return array_of(in, tu, ck_dtype(in->cx, "float32"), c->node);
 	}
 	shape = npr ? arg(c, 99, "size") : arg(c, random ? 1 : 0, "shape");
@@ -1385,7 +1385,7 @@ h_reshape(struct interp *in, const struct acall *c)
 	if (c->self && c->nargs > 1) {
 		struct val *t = val_tuple(in->cx, c->nargs, c->node);
 
-		memcpy(t->elts, c->args, c->nargs * sizeof(*t->elts));
+		ck_copy(t->elts, c->args, c->nargs, sizeof(*t->elts));
 		shape = t;
 	}
 	if (!x || !is_arraylike(x))
@@ -2118,7 +2118,7 @@ h_partial(struct interp *in, const struct acall *c)
 		struct val **args = py_arena_alloc(in->cx->a, (c->nargs + 1) * sizeof(*args));
 		struct val *alt = val_copy(in->cx, f);
 
-		memcpy(args, c->args, c->nargs * sizeof(*args));
+		ck_copy(args, c->args, c->nargs, sizeof(*args));
 		one.args = args;
 		alt->elts = py_arena_alloc(in->cx->a, f->n * sizeof(*alt->elts));
 		for (size_t i = 0; i < f->n; i++) {
@@ -2131,15 +2131,15 @@ h_partial(struct interp *in, const struct acall *c)
 		return val_unknown(in->cx, f ? val_need(f) : NULL, c->node);
 	p = val_copy(in->cx, f);
 	p->elts = py_arena_alloc(in->cx->a, (f->n + c->nargs) * sizeof(*p->elts) + 1);
-	memcpy(p->elts, f->elts, f->n * sizeof(*p->elts));
-	memcpy(p->elts + f->n, c->args + 1, (c->nargs - 1) * sizeof(*p->elts));
+	ck_copy(p->elts, f->elts, f->n, sizeof(*p->elts));
+	ck_copy(p->elts + f->n, c->args + 1, c->nargs - 1, sizeof(*p->elts));
 	p->n = f->n + c->nargs - 1;
 	p->kwn = py_arena_alloc(in->cx->a, (f->nkw + c->nkw + 1) * sizeof(*p->kwn));
 	p->kwv = py_arena_alloc(in->cx->a, (f->nkw + c->nkw + 1) * sizeof(*p->kwv));
-	memcpy(p->kwn, f->kwn, f->nkw * sizeof(*p->kwn));
-	memcpy(p->kwv, f->kwv, f->nkw * sizeof(*p->kwv));
-	memcpy(p->kwn + f->nkw, c->kwn, c->nkw * sizeof(*p->kwn));
-	memcpy(p->kwv + f->nkw, c->kwv, c->nkw * sizeof(*p->kwv));
+	ck_copy(p->kwn, f->kwn, f->nkw, sizeof(*p->kwn));
+	ck_copy(p->kwv, f->kwv, f->nkw, sizeof(*p->kwv));
+	ck_copy(p->kwn + f->nkw, c->kwn, c->nkw, sizeof(*p->kwn));
+	ck_copy(p->kwv + f->nkw, c->kwv, c->nkw, sizeof(*p->kwv));
 	p->nkw = f->nkw + c->nkw;
 	p->node = c->node;
 	return p;
@@ -2454,15 +2454,15 @@ ck_call_api(struct interp *in, struct val *f, struct val **args, size_t nargs, c
 	/* functools.partial of an API: its arguments first */
 	if (f->n || f->nkw) {
 		c.args = py_arena_alloc(cx->a, (f->n + nargs + 1) * sizeof(*c.args));
-		memcpy(c.args, f->elts, f->n * sizeof(*c.args));
-		memcpy(c.args + f->n, args, nargs * sizeof(*c.args));
+		ck_copy(c.args, f->elts, f->n, sizeof(*c.args));
+		ck_copy(c.args + f->n, args, nargs, sizeof(*c.args));
 		c.nargs = f->n + nargs;
 		c.kwn = py_arena_alloc(cx->a, (f->nkw + nkw + 1) * sizeof(*c.kwn));
 		c.kwv = py_arena_alloc(cx->a, (f->nkw + nkw + 1) * sizeof(*c.kwv));
-		memcpy(c.kwn, f->kwn, f->nkw * sizeof(*c.kwn));
-		memcpy(c.kwv, f->kwv, f->nkw * sizeof(*c.kwv));
-		memcpy(c.kwn + f->nkw, kwn, nkw * sizeof(*c.kwn));
-		memcpy(c.kwv + f->nkw, kwv, nkw * sizeof(*c.kwv));
+		ck_copy(c.kwn, f->kwn, f->nkw, sizeof(*c.kwn));
+		ck_copy(c.kwv, f->kwv, f->nkw, sizeof(*c.kwv));
+		ck_copy(c.kwn + f->nkw, kwn, nkw, sizeof(*c.kwn));
+		ck_copy(c.kwv + f->nkw, kwv, nkw, sizeof(*c.kwv));
 		c.nkw = f->nkw + nkw;
 	}
 	if (f->self && f->self->kind == VAL_OBJ && f->self->s && strcmp(f->self->s, "dma") == 0)

@@ -41,7 +41,7 @@ eval_args(struct interp *in, const struct py_list *items, struct val ***out)
 
 					cap = 2 * (n + v->n) + 4;
 					bigger = py_arena_alloc(in->cx->a, cap * sizeof(*args));
-					memcpy(bigger, args, n * sizeof(*args));
+					ck_copy(bigger, args, n, sizeof(*args));
 					args = bigger;
 				}
 				for (size_t k = 0; k < v->n; k++)
@@ -59,7 +59,7 @@ eval_args(struct interp *in, const struct py_list *items, struct val ***out)
 
 			cap *= 2;
 			bigger = py_arena_alloc(in->cx->a, cap * sizeof(*args));
-			memcpy(bigger, args, n * sizeof(*args));
+			ck_copy(bigger, args, n, sizeof(*args));
 			args = bigger;
 		}
 		args[n++] = ck_eval(in, a);
@@ -89,8 +89,8 @@ eval_kwargs(struct interp *in, const struct py_list *kws, const char ***names, s
 					cap *= 2;
 					kn2 = py_arena_alloc(in->cx->a, cap * sizeof(*kn));
 					kv2 = py_arena_alloc(in->cx->a, cap * sizeof(*kv));
-					memcpy(kn2, kn, n * sizeof(*kn));
-					memcpy(kv2, kv, n * sizeof(*kv));
+					ck_copy(kn2, kn, n, sizeof(*kn));
+					ck_copy(kv2, kv, n, sizeof(*kv));
 					kn = kn2;
 					kv = kv2;
 				}
@@ -116,7 +116,7 @@ eval_tuple(struct interp *in, const struct py_node *n)
 	size_t k = eval_args(in, &n->items, &items);
 	struct val *t = val_tuple(in->cx, k, n);
 
-	memcpy(t->elts, items, k * sizeof(*items));
+	ck_copy(t->elts, items, k, sizeof(*items));
 	return t;
 }
 
@@ -720,15 +720,18 @@ ck_call_user(struct interp *in, struct val *f, struct val **args, size_t nargs, 
 	struct val **akv = kwv;
 	size_t nall = nargs, nakw = nkw;
 
-	(void)node;
 	if (in->call_depth >= CK_MAX_CALL_DEPTH || out_of_steps(in))
 		return val_unknown(in->cx, NULL, node);
+	/* a recursive call is not inlined again: two of them per body would double the work per level */
+	for (const struct interp *c = in; c; c = c->caller)
+		if (c->fn == f->fn)
+			return val_unknown(in->cx, NULL, node);
 	/* a bound method's receiver, then functools.partial's arguments, come first */
 	if (f->self) {
 		struct val **with = py_arena_alloc(in->cx->a, (nargs + 2) * sizeof(*with));
 
 		with[0] = f->self;
-		memcpy(with + 1, args, nargs * sizeof(*with));
+		ck_copy(with + 1, args, nargs, sizeof(*with));
 		args = with;
 		nargs++;
 		all = args;
@@ -736,22 +739,24 @@ ck_call_user(struct interp *in, struct val *f, struct val **args, size_t nargs, 
 	}
 	if (f->n) {
 		all = py_arena_alloc(in->cx->a, (f->n + nargs + 1) * sizeof(*all));
-		memcpy(all, f->elts, f->n * sizeof(*all));
-		memcpy(all + f->n, args, nargs * sizeof(*all));
+		ck_copy(all, f->elts, f->n, sizeof(*all));
+		ck_copy(all + f->n, args, nargs, sizeof(*all));
 		nall = f->n + nargs;
 	}
 	if (f->nkw) {
 		akn = py_arena_alloc(in->cx->a, (f->nkw + nkw + 1) * sizeof(*akn));
 		akv = py_arena_alloc(in->cx->a, (f->nkw + nkw + 1) * sizeof(*akv));
-		memcpy(akn, f->kwn, f->nkw * sizeof(*akn));
-		memcpy(akv, f->kwv, f->nkw * sizeof(*akv));
-		memcpy(akn + f->nkw, kwn, nkw * sizeof(*akn));
-		memcpy(akv + f->nkw, kwv, nkw * sizeof(*akv));
+		ck_copy(akn, f->kwn, f->nkw, sizeof(*akn));
+		ck_copy(akv, f->kwv, f->nkw, sizeof(*akv));
+		ck_copy(akn + f->nkw, kwn, nkw, sizeof(*akn));
+		ck_copy(akv + f->nkw, kwv, nkw, sizeof(*akv));
 		nakw = f->nkw + nkw;
 	}
 	sub = *in;
 	sub.scope = scope_new(in->cx, f->closure ? f->closure : in->cx->module);
 	sub.call_depth = in->call_depth + 1;
+	sub.caller = in;
+	sub.fn = f->fn;
 	sub.ret = NULL;
 	sub.returned = false;
 	sub.loop_depth = 0;
@@ -985,8 +990,8 @@ snap_take(struct interp *in, struct snapshot *sn)
 	sn->names = py_arena_alloc(in->cx->a, (s->n + 1) * sizeof(*sn->names));
 	sn->vals = py_arena_alloc(in->cx->a, (s->n + 1) * sizeof(*sn->vals));
 	if (s->n) {
-		memcpy(sn->names, s->names, s->n * sizeof(*sn->names));
-		memcpy(sn->vals, s->vals, s->n * sizeof(*sn->vals));
+		ck_copy(sn->names, s->names, s->n, sizeof(*sn->names));
+		ck_copy(sn->vals, s->vals, s->n, sizeof(*sn->vals));
 	}
 }
 

@@ -38,7 +38,7 @@ ck_kernel_event(struct interp *in, struct kev *e)
 		struct kev *ev = py_arena_alloc(in->cx->a, alloc * sizeof(*ev));
 
 		if (k->nev)
-			memcpy(ev, k->ev, k->nev * sizeof(*ev));
+			ck_copy(ev, k->ev, k->nev, sizeof(*ev));
 		k->ev = ev;
 		k->alloc_ev = alloc;
 	}
@@ -69,6 +69,9 @@ ck_pallas_call_made(struct interp *in, struct val *obj)
 	}
 	if (in->from_call_site)
 		obj->flags |= VF_FROM_DOT;      /* reused: made where arguments were known */
+	/* one made inside a kernel body is never run (a kernel that makes itself would loop) */
+	if (in->k)
+		return obj;
 	xgrow((void **)&cx->pending, &cx->alloc_pending, cx->npending + 1, sizeof(*cx->pending));
 	cx->pending[cx->npending++] = obj;
 	return obj;
@@ -516,7 +519,7 @@ make_ref(struct cctx *cx, struct kcall *k, const char *name, enum ref_role role,
 		struct kref **refs = py_arena_alloc(cx->a, alloc * sizeof(*refs));
 
 		if (k->nrefs)
-			memcpy(refs, k->refs, k->nrefs * sizeof(*refs));
+			ck_copy(refs, k->refs, k->nrefs, sizeof(*refs));
 		k->refs = refs;
 		k->alloc_refs = alloc;
 	}

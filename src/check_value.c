@@ -398,8 +398,8 @@ scope_set(struct cctx *cx, struct scope *s, const char *name, struct val *v)
 		struct val **vals = py_arena_alloc(cx->a, alloc * sizeof(*vals));
 
 		if (s->n) {
-			memcpy(names, s->names, s->n * sizeof(*names));
-			memcpy(vals, s->vals, s->n * sizeof(*vals));
+			ck_copy(names, s->names, s->n, sizeof(*names));
+			ck_copy(vals, s->vals, s->n, sizeof(*vals));
 		}
 		s->names = names;
 		s->vals = vals;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pt/block.h"
 #include "pt/check.h"
@@ -296,6 +297,8 @@ struct interp {
 	struct cctx *cx;
 	struct scope *scope;
 	struct kcall *k;                /* walking a kernel body, else NULL */
+	const struct interp *caller;    /* the call this one is inlined in, else NULL */
+	const struct py_node *fn;       /* the function being run, else NULL */
 	int call_depth, eval_depth;
 	struct val *ret;
 	bool returned;
@@ -306,6 +309,14 @@ struct interp {
 	int loop_depth;
 	int aug_op;                     /* the operator of the augmented assignment being stored */
 };
+
+/* memcpy of n elements that may be none (and then come from a NULL array). */
+static inline void
+ck_copy(void *dst, const void *src, size_t n, size_t size)
+{
+	if (n)
+		memcpy(dst, src, n * size);
+}
 
 /* ---- values (check_value.c) ---- */
 struct val *val_new(struct cctx *cx, enum val_kind k, const struct py_node *node);
