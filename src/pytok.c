@@ -113,6 +113,8 @@ measure_indent(struct pyt_lexer *lx)
 		if (*lx->cur == '#') {
 			while (lx->cur < lx->end && !at_newline(lx))
 				lx->cur++;
+			if (lx->cur >= lx->end)
+				return -1;      /* a comment that ends the file */
 		}
 		if (at_newline(lx)) {
 			eat_newline(lx);

@@ -4,11 +4,14 @@
  * each statement form as an S-expression, positions, operator precedence,
  * recovery after a syntax error (the next statement still parses), and
  * hostile input: NUL bytes, invalid UTF-8, deep nesting, unterminated
- * strings and brackets, bad indentation give problems, never a crash.
+ * strings and brackets, bad indentation give problems, never a crash;
+ * a source that ends anywhere is read no further than its last byte.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "pt/buf.h"
 #include "pt/pyast.h"
@@ -399,6 +402,39 @@ test_hostile(void)
 	buf_release(&b);
 }
 
+/*
+ * Sources that end without a newline, mid-token: each is parsed from the
+ * end of a page whose next page is unmapped, so a read past the last byte
+ * faults in any build, not only under a sanitizer.
+ */
+static void
+test_ends(void)
+{
+	static const char *const srcs[] = {
+		"#", "##", "x = 1  # c", "if x:\n    #", "x = 'a", "x = '''a", "x = (", "\\", "x \\",
+		"  ", "\t", "x = 1\r", "def f():\n  \\", "x = 0x", "x = 1e", "x = 1.", "f'", "@", "x.",
+		"x = [1,", "  # c", "\f", "b'\\",
+	};
+	long pg = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		return;
+	CHECK_INTEQ(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
+		size_t n = strlen(srcs[i]);
+		char *at = map + pg - n;
+		struct py_module *m;
+
+		memcpy(at, srcs[i], n);
+		m = py_parse(at, n);
+		CHECK(m->root != NULL);
+		py_module_free(m);
+	}
+	munmap(map, (size_t)pg * 2);
+}
+
 int
 main(void)
 {
@@ -411,5 +447,6 @@ main(void)
 	test_unclosed();
 	test_problems();
 	test_hostile();
+	test_ends();
 	return TEST_DONE();
 }
