@@ -974,10 +974,16 @@ instantiate(struct interp *in, struct val *c, struct val **args, size_t nargs, c
 	return obj;
 }
 
-/* Bindings of a scope, to restore or join after a branch. */
+/*
+ * Bindings of a scope, to restore or join after a branch. A scope only
+ * grows at its end and keeps each name where it was first bound, so two
+ * snapshots taken after one restore share the names before it, in order:
+ * the join pairs them by position and searches only for the rest.
+ */
 struct snapshot {
 	const char **names;
 	struct val **vals;
+	unsigned *hashes;
 	size_t n;
 };
 
@@ -989,10 +995,10 @@ snap_take(struct interp *in, struct snapshot *sn)
 	sn->n = s->n;
 	sn->names = py_arena_alloc(in->cx->a, (s->n + 1) * sizeof(*sn->names));
 	sn->vals = py_arena_alloc(in->cx->a, (s->n + 1) * sizeof(*sn->vals));
-	if (s->n) {
-		ck_copy(sn->names, s->names, s->n, sizeof(*sn->names));
-		ck_copy(sn->vals, s->vals, s->n, sizeof(*sn->vals));
-	}
+	sn->hashes = py_arena_alloc(in->cx->a, (s->n + 1) * sizeof(*sn->hashes));
+	ck_copy(sn->names, s->names, s->n, sizeof(*sn->names));
+	ck_copy(sn->vals, s->vals, s->n, sizeof(*sn->vals));
+	ck_copy(sn->hashes, s->hashes, s->n, sizeof(*sn->hashes));
 }
 
 static void
@@ -1002,16 +1008,20 @@ snap_restore(struct interp *in, const struct snapshot *sn)
 
 	s->n = 0;
 	for (size_t i = 0; i < sn->n; i++)
-		scope_set(in->cx, s, sn->names[i], sn->vals[i]);
+		scope_append(in->cx, s, sn->names[i], sn->hashes[i], sn->vals[i]);
 }
 
-static struct val *
-snap_get(const struct snapshot *sn, const char *name)
+/* The index of the name at a's index i in b, or -1. */
+static long
+snap_find(const struct snapshot *a, size_t i, const struct snapshot *b)
 {
-	for (size_t i = 0; i < sn->n; i++)
-		if (strcmp(sn->names[i], name) == 0)
-			return sn->vals[i];
-	return NULL;
+	if (i < b->n && b->hashes[i] == a->hashes[i] &&
+	    (b->names[i] == a->names[i] || strcmp(b->names[i], a->names[i]) == 0))
+		return (long)i;
+	for (size_t k = 0; k < b->n; k++)
+		if (b->hashes[k] == a->hashes[i] && strcmp(b->names[k], a->names[i]) == 0)
+			return (long)k;
+	return -1;
 }
 
 /* After two paths: each name gets the join of what the two left (a name only one set keeps it). */
@@ -1022,14 +1032,14 @@ snap_join(struct interp *in, const struct snapshot *a, const struct snapshot *b)
 
 	s->n = 0;
 	for (size_t i = 0; i < a->n; i++) {
-		struct val *other = snap_get(b, a->names[i]);
+		long k = snap_find(a, i, b);
 
-		scope_set(in->cx, s, a->names[i],
-			  other ? val_join(in->cx, a->vals[i], other, a->names[i]) : a->vals[i]);
+		scope_append(in->cx, s, a->names[i], a->hashes[i],
+			     k >= 0 ? val_join(in->cx, a->vals[i], b->vals[k], a->names[i]) : a->vals[i]);
 	}
 	for (size_t i = 0; i < b->n; i++)
-		if (!snap_get(a, b->names[i]))
-			scope_set(in->cx, s, b->names[i], b->vals[i]);
+		if (snap_find(b, i, a) < 0)
+			scope_append(in->cx, s, b->names[i], b->hashes[i], b->vals[i]);
 }
 
 /* Run body with an extra condition around it (traced tests only: pl.when, if on a traced value). */

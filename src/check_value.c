@@ -384,37 +384,60 @@ scope_new(struct cctx *cx, struct scope *parent)
 	return s;
 }
 
-void
-scope_set(struct cctx *cx, struct scope *s, const char *name, struct val *v)
+unsigned
+scope_hash(const char *name)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->names[i], name) == 0) {
-			s->vals[i] = v;
-			return;
-		}
+	unsigned h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+/* Bind a name the scope does not have yet. */
+void
+scope_append(struct cctx *cx, struct scope *s, const char *name, unsigned hash, struct val *v)
+{
 	if (s->n == s->alloc) {
 		size_t alloc = s->alloc ? s->alloc * 2 : 8;
 		const char **names = py_arena_alloc(cx->a, alloc * sizeof(*names));
 		struct val **vals = py_arena_alloc(cx->a, alloc * sizeof(*vals));
+		unsigned *hashes = py_arena_alloc(cx->a, alloc * sizeof(*hashes));
 
-		if (s->n) {
-			ck_copy(names, s->names, s->n, sizeof(*names));
-			ck_copy(vals, s->vals, s->n, sizeof(*vals));
-		}
+		ck_copy(names, s->names, s->n, sizeof(*names));
+		ck_copy(vals, s->vals, s->n, sizeof(*vals));
+		ck_copy(hashes, s->hashes, s->n, sizeof(*hashes));
 		s->names = names;
 		s->vals = vals;
+		s->hashes = hashes;
 		s->alloc = alloc;
 	}
 	s->names[s->n] = name;
+	s->hashes[s->n] = hash;
 	s->vals[s->n++] = v;
+}
+
+void
+scope_set(struct cctx *cx, struct scope *s, const char *name, struct val *v)
+{
+	unsigned h = scope_hash(name);
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->hashes[i] == h && strcmp(s->names[i], name) == 0) {
+			s->vals[i] = v;
+			return;
+		}
+	scope_append(cx, s, name, h, v);
 }
 
 struct val *
 scope_get(const struct scope *s, const char *name)
 {
+	unsigned h = scope_hash(name);
+
 	for (; s; s = s->parent)
 		for (size_t i = s->n; i-- > 0;)
-			if (strcmp(s->names[i], name) == 0)
+			if (s->hashes[i] == h && strcmp(s->names[i], name) == 0)
 				return s->vals[i];
 	return NULL;
 }

@@ -251,7 +251,7 @@ next(struct parser *p)
 static const struct pyt_token *
 peek(struct parser *p)
 {
-	static const struct pyt_token none = { PYT_NEWLINE, 0, 0, 0, 0, "", 0, 0, NULL };
+	static const struct pyt_token none = { PYT_NEWLINE, 0, 0, 0, 0, "", 0, 0, NULL, false };
 
 	if (p->tok.kind == PYT_NEWLINE || p->tok.kind == PYT_EOF)
 		return &none;
@@ -277,9 +277,8 @@ is_op(const struct parser *p, int op)
 static bool
 tok_is_kw(const struct pyt_token *t, const char *kw)
 {
-	size_t n = strlen(kw);
-
-	return t->kind == PYT_NAME && t->len == n && memcmp(t->p, kw, n) == 0;
+	return t->kind == PYT_NAME && t->word && t->p[0] == kw[0] && strncmp(t->p, kw, t->len) == 0 &&
+	       !kw[t->len];
 }
 
 static bool
@@ -298,6 +297,8 @@ static const char *const keywords[] = {
 static bool
 is_keyword(const struct pyt_token *t)
 {
+	if (t->kind != PYT_NAME || !t->word)
+		return false;
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
 		if (tok_is_kw(t, keywords[i]))
 			return true;

@@ -76,6 +76,26 @@ set_token(struct pyt_lexer *lx, struct pyt_token *t, enum pyt_kind k, const char
 	t->end_col = col_of(lx, lx->cur);
 	t->op = 0;
 	t->msg = NULL;
+	t->word = false;
+}
+
+/* The keywords and soft keywords: the only names the parser compares a token with. */
+static bool
+is_word(const char *p, size_t n)
+{
+	static const char *const words[] = {
+		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "case",
+		"class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from",
+		"global", "if", "import", "in", "is", "lambda", "match", "nonlocal", "not", "or",
+		"pass", "raise", "return", "try", "type", "while", "with", "yield",
+	};
+
+	if (n < 2 || n > 8)
+		return false;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (words[i][0] == p[0] && strncmp(words[i], p, n) == 0 && !words[i][n])
+			return true;
+	return false;
 }
 
 static void
@@ -329,19 +349,24 @@ static const struct {
 static int
 scan_op(struct pyt_lexer *lx)
 {
-	size_t left = (size_t)(lx->end - lx->cur);
+	char c = *lx->cur, c1 = lx->cur + 1 < lx->end ? lx->cur[1] : 0;
 
-	for (size_t i = 0; i < sizeof(long_ops) / sizeof(long_ops[0]); i++) {
-		size_t n = strlen(long_ops[i].text);
+	if (!c || !strchr("()[]{}:,;+-*/|&<>=.%~^@!", c))
+		return 0;
+	/* the longer operators all have an operator character second */
+	if (c1 && strchr("=*/<>.", c1))
+		for (size_t i = 0; i < sizeof(long_ops) / sizeof(long_ops[0]); i++) {
+			const char *t = long_ops[i].text;
+			size_t n = t[2] ? 3 : 2;
 
-		if (n <= left && memcmp(lx->cur, long_ops[i].text, n) == 0) {
-			lx->cur += n;
-			return long_ops[i].op;
+			if (t[0] == c && t[1] == c1 && (n == 2 || (lx->cur + 2 < lx->end && lx->cur[2] == t[2]))) {
+				lx->cur += n;
+				return long_ops[i].op;
+			}
 		}
-	}
-	if (strchr("()[]{}:,;+-*/|&<>=.%~^@", *lx->cur) && *lx->cur)
-		return *lx->cur++;
-	return 0;
+	if (c == '!')
+		return 0;
+	return *lx->cur++;
 }
 
 /* The end of the source: a last NEWLINE, then the DEDENTs, then EOF. */
@@ -385,6 +410,7 @@ scan_token(struct pyt_lexer *lx, struct pyt_token *t)
 		while (lx->cur < lx->end && is_name_char((unsigned char)*lx->cur))
 			lx->cur++;
 		set_token(lx, t, PYT_NAME, start, line, col);
+		t->word = is_word(t->p, t->len);
 		return;
 	}
 	if (is_digit(c) || (c == '.' && lx->cur + 1 < lx->end && is_digit((unsigned char)lx->cur[1]))) {

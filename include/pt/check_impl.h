@@ -130,8 +130,9 @@ struct val {
 
 struct scope {
 	struct scope *parent;
-	const char **names;
+	const char **names;             /* unique, in the order they were first bound */
 	struct val **vals;
+	unsigned *hashes;               /* of each name (scope_hash()): most misses cost no strcmp */
 	size_t n, alloc;
 	bool module;
 };
@@ -339,7 +340,9 @@ struct val *val_join(struct cctx *cx, struct val *a, struct val *b, const char *
 char *ck_strdup(struct cctx *cx, const char *s);
 char *ck_printf(struct cctx *cx, const char *fmt, ...) PT_PRINTF(2, 3);
 struct scope *scope_new(struct cctx *cx, struct scope *parent);
+unsigned scope_hash(const char *name);
 void scope_set(struct cctx *cx, struct scope *s, const char *name, struct val *v);
+void scope_append(struct cctx *cx, struct scope *s, const char *name, unsigned hash, struct val *v);
 struct val *scope_get(const struct scope *s, const char *name);
 
 /* Do two index values name the same slot (the same value, equal ints, or tuples of such)? */

@@ -34,6 +34,7 @@ struct pyt_token {
 	size_t len;
 	int op;                     /* PYT_OP: a character or enum py_op (PYOP_AUG + op for op=) */
 	const char *msg;            /* PYT_ERROR: what is wrong (static text) */
+	bool word;                  /* PYT_NAME: a keyword or soft keyword (the parser compares only these) */
 };
 
 struct pyt_lexer {
