@@ -2173,11 +2173,15 @@ h_object(struct interp *in, const struct acall *c)
 {
 	struct val *o = val_new(in->cx, VAL_OBJ, c->node);
 
+	/* the arrays may be a C caller's (a decorator's stack array): the object keeps copies */
 	o->s = c->name;
-	o->elts = c->args;
+	o->elts = py_arena_alloc(in->cx->a, (c->nargs + 1) * sizeof(*o->elts));
+	ck_copy(o->elts, c->args, c->nargs, sizeof(*o->elts));
 	o->n = c->nargs;
-	o->kwn = c->kwn;
-	o->kwv = c->kwv;
+	o->kwn = py_arena_alloc(in->cx->a, (c->nkw + 1) * sizeof(*o->kwn));
+	o->kwv = py_arena_alloc(in->cx->a, (c->nkw + 1) * sizeof(*o->kwv));
+	ck_copy(o->kwn, c->kwn, c->nkw, sizeof(*o->kwn));
+	ck_copy(o->kwv, c->kwv, c->nkw, sizeof(*o->kwv));
 	o->nkw = c->nkw;
 	return o;
 }
@@ -2419,7 +2423,9 @@ ck_call_api(struct interp *in, struct val *f, struct val **args, size_t nargs, c
 			    !val_arg(f, 0, "body") && !f->n) {
 				struct val *made = val_copy(cx, f);
 
-				made->elts = args;
+				/* args may be a caller's stack array (a decorator's): keep a copy */
+				made->elts = py_arena_alloc(cx->a, sizeof(*made->elts));
+				made->elts[0] = args[0];
 				made->n = 1;
 				return ck_pallas_call_made(in, made);
 			}

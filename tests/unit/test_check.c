@@ -233,6 +233,42 @@ test_bounded(const struct ruleset *rs)
 	}
 }
 
+/*
+ * pl.kernel used as a decorator factory, @pl.kernel(out_shape=..., mesh=...):
+ * the body is found and walked when the kernel is called later (the
+ * decorated object once kept the decorator's stack array for its body).
+ */
+static void
+test_decorated_kernel(const struct ruleset *rs)
+{
+	static const char src[] =
+		"import jax\n"
+		"import jax.numpy as jnp\n"
+		"from jax.experimental import pallas as pl\n"
+		"from jax.experimental.pallas import tpu as pltpu\n"
+		"def make(n):\n"
+		"    @pl.kernel(out_shape=jax.ShapeDtypeStruct((n, 128), jnp.float32),\n"
+		"               mesh=pltpu.create_tensorcore_mesh('core'),\n"
+		"               scratch_shapes=[pltpu.VMEM((n, 128), jnp.float32), pltpu.SemaphoreType.DMA])\n"
+		"    def body(x_hbm, o_hbm, buf, sem):\n"
+		"        pltpu.make_async_copy(x_hbm, buf, sem).start()\n"
+		"        o_hbm[...] = buf[...]\n"
+		"    return body\n"
+		"def churn(k):\n"
+		"    return [max(i, k) for i in range(4)]\n"
+		"f = make(64)\n"
+		"churn(3)\n"
+		"f(jnp.zeros((64, 128), jnp.float32))\n";
+	struct check_opts o = { rs, "v5e", NULL, NULL, 0 };
+	struct check_result r = CHECK_RESULT_INIT;
+	struct pt_err err = PT_ERR_INIT;
+
+	CHECK_INTEQ(check_source(&o, "deco.py", src, strlen(src), &r, &err), 0);
+	CHECK(has(&r, "S001", 11));
+	CHECK_INTEQ(r.nk, 1);
+	check_result_release(&r);
+}
+
 int
 main(void)
 {
@@ -243,6 +279,7 @@ main(void)
 	test_deterministic(rs);
 	test_errors(rs);
 	test_bounded(rs);
+	test_decorated_kernel(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }
