@@ -159,9 +159,9 @@ check_counts(const struct check_result *r, size_t *errors, size_t *warnings, siz
 	size_t e = 0, w = 0, n = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
-		if (r->f[i].def->severity == CHECK_ERROR)
+		if (r->f[i].severity == CHECK_ERROR)
 			e++;
-		else if (r->f[i].def->severity == CHECK_WARNING)
+		else if (r->f[i].severity == CHECK_WARNING)
 			w++;
 		else
 			n++;
@@ -178,7 +178,7 @@ const struct check_finding *
 check_first_of(const struct check_result *r, enum pt_class cls)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (r->f[i].def->cls == cls && r->f[i].def->severity != CHECK_NOTE)
+		if (r->f[i].def->cls == cls && r->f[i].severity != CHECK_NOTE)
 			return &r->f[i];
 	return NULL;
 }
@@ -324,6 +324,12 @@ ck_report(struct cctx *cx, const char *code, const struct py_node *node,
 
 	if (!d || !node)
 		return;
+	/*
+	 * Interpret mode runs the kernel's jaxpr without Mosaic or Triton; a
+	 * SparseCore kernel is compiled under other rules than the ones checked.
+	 */
+	if (d->compiled && ((top && top->interpret) || cx->sparsecore))
+		return;
 	if (kernel_name(top))
 		vars_set(vs, "kernel", kernel_name(top), false);
 	vars_set(vs, "file", cx->file, false);
@@ -332,6 +338,7 @@ ck_report(struct cctx *cx, const char *code, const struct py_node *node,
 	f = &cx->found[cx->nfound++];
 	memset(f, 0, sizeof(*f));
 	f->def = d;
+	f->severity = d->compiled && top && top->backend_assumed ? CHECK_NOTE : d->severity;
 	f->file = xstrdup(cx->file);
 	f->line = node->line;
 	f->col = node->col;
@@ -482,6 +489,22 @@ summarise(struct cctx *cx, struct check_result *r)
 
 /* ------------------------------------------------------------ one file */
 
+/* Does the file import a module the checker names by this prefix? */
+static bool
+imports_prefix(const struct cctx *cx, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	for (size_t i = 0; i < cx->module->n; i++) {
+		const struct val *v = cx->module->vals[i];
+
+		if (v->kind == VAL_API && v->s && strncmp(v->s, prefix, n) == 0 &&
+		    (!v->s[n] || v->s[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
 /* The backend a file's imports point at, when only one does. */
 static const char *
 file_backend(struct cctx *cx)
@@ -537,6 +560,7 @@ check_parsed(const struct check_opts *o, const struct resolved *rv, const char *
 			ck_exec_block(&in, &one);
 	}
 	cx.file_backend = file_backend(&cx);
+	cx.sparsecore = imports_prefix(&cx, "plsc");
 	ck_run_module(&cx);
 	if (cx.steps > CK_MAX_STEPS)
 		add_problem(r, name, 0, 0, false, "the file took more than %d steps to interpret; "

@@ -329,11 +329,40 @@ ck_attr(struct interp *in, struct val *obj, const char *attr, const struct py_no
 /* ------------------------------------------------------------ traced values */
 
 /* A traced result made from operands: what they are made of carries over. */
+/* NumPy broadcasting of b into a (a holds the result); false when they do not broadcast. */
+static bool
+broadcast_into(struct shape *a, const struct shape *b)
+{
+	struct shape r;
+
+	if (a->ellipsis || b->ellipsis)
+		return false;
+	r.rank = a->rank > b->rank ? a->rank : b->rank;
+	r.ellipsis = false;
+	r.squeezed = 0;
+	for (int i = 1; i <= r.rank; i++) {
+		long long x = i <= a->rank ? a->dims[a->rank - i] : 1;
+		long long y = i <= b->rank ? b->dims[b->rank - i] : 1;
+
+		if (x != y && x != 1 && y != 1)
+			return false;
+		r.dims[r.rank - i] = x == 1 ? y : x;
+	}
+	*a = r;
+	return true;
+}
+
+/*
+ * What an elementwise operation of ops makes: the flags that follow values
+ * through arithmetic, and the broadcast shape of the traced operands (none
+ * when one of them has no known shape).
+ */
 static struct val *
 combine(struct cctx *cx, struct val **ops, size_t n, const struct py_node *node)
 {
 	struct val *r = val_traced(cx, NULL, node);
 	const unsigned keep = VF_FROM_DOT | VF_FROM_EXP | VF_RAW_EXP | VF_LOWP_DOT;
+	bool shape_ok = true;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct val *o = ops[i];
@@ -350,14 +379,21 @@ combine(struct cctx *cx, struct val **ops, size_t n, const struct py_node *node)
 				r->dot_node = o->dot_node;
 			if (!r->dt)
 				r->dt = o->dt;
-			if (!r->has_shape && o->has_shape) {
+			if (!o->has_shape)
+				shape_ok = false;
+			else if (!r->has_shape) {
 				r->has_shape = true;
 				r->shape = o->shape;
+				r->shape.squeezed = 0;
+			} else if (!broadcast_into(&r->shape, &o->shape)) {
+				shape_ok = false;
 			}
 		} else if (o->kind == VAL_ARRAY && !r->dt) {
 			r->dt = o->dt;
 		}
 	}
+	if (!shape_ok)
+		r->has_shape = false;
 	return r;
 }
 
@@ -375,7 +411,8 @@ ck_traced_bool(struct interp *in, struct val *v, const struct py_node *node, con
 {
 	struct vars vs = VARS_INIT;
 
-	if (!in->k || !is_traced(v))
+	/* in a try with handlers the file expects the error (a test that provokes it) */
+	if (!in->k || !is_traced(v) || in->try_depth)
 		return;
 	vars_set(&vs, "what", what, true);
 	vars_set(&vs, "expr", expr_text(in->cx, node), true);
@@ -808,6 +845,26 @@ indexed_shape(const struct shape *in, const struct val *idx, struct shape *out)
 	return out->rank > 0;
 }
 
+/* U004: a load or store through pl.ds of traced size makes a value of a shape known only at run time. */
+static void
+ds_checked(struct interp *in, const struct val *idx)
+{
+	size_t n = idx && idx->kind == VAL_TUPLE ? idx->n : 1;
+
+	for (size_t i = 0; idx && in->k && i < n; i++) {
+		const struct val *d = idx->kind == VAL_TUPLE ? idx->elts[i] : idx;
+		struct vars vs = VARS_INIT;
+
+		if (d->kind != VAL_OBJ || !(d->flags & VF_DS_TRACED) || d->n < 2)
+			continue;
+		vars_set(&vs, "size", expr_text(in->cx, d->elts[1]->node ? d->elts[1]->node : d->node),
+			 true);
+		vars_set(&vs, "expr", expr_text(in->cx, d->node), true);
+		ck_report(in->cx, "U004", d->node, d->node, in->k, &vs);
+		vars_release(&vs);
+	}
+}
+
 static struct val *
 ref_load(struct interp *in, struct val *ref, struct val *idx, const struct py_node *node)
 {
@@ -816,6 +873,9 @@ ref_load(struct interp *in, struct val *ref, struct val *idx, const struct py_no
 	const char *itext = node && node->kind == PY_SUBSCRIPT ? index_text(cx, node->y) : "...";
 
 	r->flags = VF_STATE;
+	ds_checked(in, idx);
+	if (ref->s)
+		ds_checked(in, ref->index);
 	if (ref->ref && ref->ref->bit >= 0)
 		r->refmask = 1ull << ref->ref->bit;
 	r->pid_mask = index_pids(idx, 0);
@@ -919,6 +979,9 @@ ck_store_subscript(struct interp *in, const struct py_node *target, struct val *
 	}
 	if (obj->kind != VAL_REF || !obj->ref || !in->k)
 		return;
+	ds_checked(in, idx);
+	if (obj->s)
+		ds_checked(in, obj->index);
 	memset(&e, 0, sizeof(e));
 	e.kind = KEV_WRITE;
 	e.node = target;
@@ -928,6 +991,8 @@ ck_store_subscript(struct interp *in, const struct py_node *target, struct val *
 	e.v = v;
 	e.aug = aug;
 	e.rmw = aug || (obj->ref->bit >= 0 && (v->refmask & (1ull << obj->ref->bit)));
+	e.identity = !aug && obj->ref->bit >= 0 && v->kind == VAL_TRACED && (v->flags & VF_STATE) &&
+		     v->refmask == (1ull << obj->ref->bit);
 	e.zero = !aug && is_zero(v);
 	e.scaled = aug ? in->aug_op == '*' : (e.rmw && v->node && v->node->kind == PY_BINOP &&
 					       v->node->op == '*');
@@ -1374,6 +1439,32 @@ infer_shape(const struct val *x, const struct val *shape, struct shape *out)
 }
 
 /* reshape and transpose of a value inside the kernel. */
+static bool
+is_tpu(const struct kcall *k)
+{
+	const struct kcall *top = k->outer ? k->outer : k;
+
+	return top->backend && strcmp(top->backend, "mosaic-tpu") == 0;
+}
+
+/* Do two shapes differ only by dims of size 1 (an expand_dims or a squeeze, which Mosaic lowers)? */
+static bool
+same_but_unit_dims(const struct shape *a, const struct shape *b)
+{
+	int i = 0, j = 0;
+
+	for (;;) {
+		while (i < a->rank && a->dims[i] == 1)
+			i++;
+		while (j < b->rank && b->dims[j] == 1)
+			j++;
+		if (i == a->rank || j == b->rank)
+			return i == a->rank && j == b->rank;
+		if (a->dims[i++] != b->dims[j++])
+			return false;
+	}
+}
+
 static struct val *
 h_reshape(struct interp *in, const struct acall *c)
 {
@@ -1398,13 +1489,18 @@ h_reshape(struct interp *in, const struct acall *c)
 		to.squeezed = 0;
 		r->shape = to;
 	}
-	if (in->k && x->has_shape && r->has_shape && x->shape.rank >= 1 && to.rank >= 1) {
-		/* only leading dims may change: the last two stay, or unit dims come and go in front */
+	if (in->k && is_tpu(in->k) && x->has_shape && r->has_shape && x->shape.rank >= 1 &&
+	    to.rank >= 1) {
+		/*
+		 * Mosaic splits and merges the leading and second-minor dims
+		 * (with relayouts), and lane dims in whole 128-lane rows; a
+		 * reshape that cuts a lane row (a lane dim that is not a multiple
+		 * of 128 before or after), other than by adding or dropping unit
+		 * dims, it mostly refuses.
+		 */
 		long long xl = x->shape.dims[x->shape.rank - 1], tl = to.dims[to.rank - 1];
-		long long xs = x->shape.rank > 1 ? x->shape.dims[x->shape.rank - 2] : 1;
-		long long ts = to.rank > 1 ? to.dims[to.rank - 2] : 1;
 
-		if (xl != tl || xs != ts) {
+		if (xl != tl && (xl % 128 || tl % 128) && !same_but_unit_dims(&x->shape, &to)) {
 			struct vars vs = VARS_INIT;
 			char a[64], b[64];
 			struct buf sa = BUF_INIT, sb = BUF_INIT;
@@ -1443,7 +1539,7 @@ h_transpose(struct interp *in, const struct acall *c)
 		r->shape.dims[r->shape.rank - 1] = r->shape.dims[r->shape.rank - 2];
 		r->shape.dims[r->shape.rank - 2] = t;
 	}
-	if (in->k && (!x->has_shape || x->shape.rank >= 2)) {
+	if (in->k && is_tpu(in->k) && (!x->has_shape || x->shape.rank >= 2)) {
 		struct vars vs = VARS_INIT;
 
 		vars_set(&vs, "expr", expr_text(in->cx, c->node), true);
@@ -1469,6 +1565,15 @@ h_elementwise(struct interp *in, const struct acall *c)
 	if (!any_traced(ops, n))
 		return val_unknown(in->cx, NULL, c->node);
 	r = combine(in->cx, ops, n, c->node);
+	/*
+	 * A function the checker does not know may change the shape when it
+	 * takes anything but arrays and numbers (a shape, an axis, a count:
+	 * broadcast_to, expand_dims, repeat): its result's shape is not known.
+	 */
+	for (size_t i = 0; i < n && r->has_shape; i++)
+		if (ops[i] && !is_traced(ops[i]) && ops[i]->kind != VAL_REF &&
+		    ops[i]->kind != VAL_FLOAT && ops[i]->kind != VAL_BOOL && ops[i]->kind != VAL_DTYPE)
+			r->has_shape = false;
 	if (strcmp(c->name, "jnp.where") == 0 || strcmp(c->name, "lax.select") == 0)
 		r->flags &= ~VF_RAW_EXP;
 	if (strcmp(c->name, "jnp.logical_and") == 0 || strcmp(c->name, "jnp.logical_or") == 0) {
@@ -1521,14 +1626,9 @@ h_ds(struct interp *in, const struct acall *c)
 	o->elts[1] = size ? size : val_unknown(in->cx, NULL, c->node);
 	if (is_traced(o->elts[0]))
 		o->pid_mask = o->elts[0]->pid_mask;
-	if (in->k && size && is_traced(size)) {
-		struct vars vs = VARS_INIT;
-
-		vars_set(&vs, "size", expr_text(in->cx, size->node ? size->node : c->node), true);
-		vars_set(&vs, "expr", expr_text(in->cx, c->node), true);
-		ck_report(in->cx, "U004", c->node, c->node, in->k, &vs);
-		vars_release(&vs);
-	}
+	/* a DMA takes a view of traced size; a load or store does not (ds_checked) */
+	if (in->k && size && is_traced(size))
+		o->flags |= VF_DS_TRACED;
 	return o;
 }
 
@@ -2242,6 +2342,81 @@ h_run_scoped(struct interp *in, const struct acall *c)
 }
 
 /* The handlers, by current API name; a name ending in '.' matches any member. */
+/* jax.vmap(f, in_axes=0): an object that calls f on the operands (arrays, refs) without their mapped axis. */
+static struct val *
+h_vmap(struct interp *in, const struct acall *c)
+{
+	struct val *f = arg(c, 0, "fun");
+
+	if (!f || (f->kind != VAL_FUNC && f->kind != VAL_OBJ && f->kind != VAL_API))
+		return val_unknown(in->cx, NULL, c->node);
+	return h_object(in, c);
+}
+
+/* The axis jax.vmap maps operand i along: 0 unless in_axes says otherwise; -1 for None. */
+static int
+vmap_axis(const struct val *in_axes, size_t i, bool *known)
+{
+	const struct val *a = in_axes;
+
+	*known = true;
+	if (!a)
+		return 0;
+	if (a->kind == VAL_TUPLE)
+		a = i < a->n ? a->elts[i] : NULL;
+	if (a && a->kind == VAL_INT && a->i >= 0 && a->i < SHAPE_MAX_RANK)
+		return (int)a->i;
+	if (a && a->kind == VAL_NONE)
+		return -1;
+	*known = false;
+	return -1;
+}
+
+static struct val *
+vmap_call(struct interp *in, struct val *v, struct val **args, size_t nargs,
+	  const struct py_node *node)
+{
+	struct cctx *cx = in->cx;
+	struct val *f = val_arg(v, 0, "fun"), *in_axes = val_arg(v, 1, "in_axes");
+	struct val **sub = py_arena_alloc(cx->a, (nargs + 1) * sizeof(*sub));
+	struct val *r;
+	long long batch = 0;
+
+	for (size_t i = 0; i < nargs; i++) {
+		bool known;
+		int ax = vmap_axis(in_axes, i, &known);
+		struct val *a = args[i];
+
+		sub[i] = a;
+		if (!known) {
+			sub[i] = val_unknown(cx, "in_axes", node);
+			continue;
+		}
+		if (ax < 0 || (a->kind != VAL_ARRAY && a->kind != VAL_REF) || !a->has_shape ||
+		    a->shape.ellipsis || ax >= a->shape.rank)
+			continue;
+		sub[i] = val_copy(cx, a);
+		batch = a->shape.dims[ax];
+		for (int d = ax; d + 1 < a->shape.rank; d++)
+			sub[i]->shape.dims[d] = a->shape.dims[d + 1];
+		sub[i]->shape.rank--;
+		sub[i]->has_shape = sub[i]->shape.rank > 0;
+	}
+	r = ck_call(in, f, sub, nargs, NULL, NULL, 0, node);
+	/* out_axes=0: the batch comes back in front */
+	if (r->kind == VAL_ARRAY && r->has_shape && batch > 0 && !val_arg(v, 2, "out_axes") &&
+	    r->shape.rank < SHAPE_MAX_RANK) {
+		r = val_copy(cx, r);
+		for (int d = r->shape.rank; d > 0; d--)
+			r->shape.dims[d] = r->shape.dims[d - 1];
+		r->shape.dims[0] = batch;
+		r->shape.rank++;
+	} else if (r->kind == VAL_ARRAY) {
+		r = val_unknown(cx, NULL, node);
+	}
+	return r;
+}
+
 static const struct {
 	const char *name;
 	struct val *(*fn)(struct interp *, const struct acall *);
@@ -2254,6 +2429,7 @@ static const struct {
 	{ "jax.custom_vjp", h_identity },
 	{ "jax.custom_jvp", h_identity },
 	{ "pltpu.emit_pipeline", h_object },
+	{ "pltpu.InterpretParams", h_object },
 	{ "pl.BlockSpec", h_object },
 	{ "plgpu.BlockSpec", h_object },
 	{ "pl.GridSpec", h_object },
@@ -2394,6 +2570,7 @@ static const struct {
 	{ "builtins.classmethod", h_decorator },
 	{ "functools.wraps", h_decorator },
 	{ "jax.jit", h_identity },
+	{ "jax.vmap", h_vmap },
 	{ "jax.named_call", h_identity },
 	{ "jax.checkpoint", h_identity },
 	{ "jax.remat", h_identity },
@@ -2431,8 +2608,10 @@ ck_call_api(struct interp *in, struct val *f, struct val **args, size_t nargs, c
 			}
 			return ck_pallas_call_run(in, f, args, nargs, node);
 		}
+		if (f->s && strcmp(f->s, "jax.vmap") == 0)
+			return vmap_call(in, f, args, nargs, node);
 		if (f->s && strcmp(f->s, "pltpu.emit_pipeline") == 0)
-			return ck_pipeline_run(in, f, args, nargs, node);
+			return ck_pipeline_run(in, f, args, nargs, kwv, nkw, node);
 		if (f->s && strcmp(f->s, "pl.when") == 0)
 			return run_under(in, nargs ? args[0] : NULL, f->self, false, NULL, 0, node);
 		if (f->s && strcmp(f->s, "pl.loop") == 0 && nargs && args[0]->kind == VAL_FUNC) {

@@ -212,7 +212,12 @@ judge(struct cctx *cx, const struct kcall *k, const struct chip *chip, struct ju
 	j->computed = true;
 	j->total = j->u.total + k->inner_vmem;
 	vmem_budget_init(&j->b, chip, k->vmem_limit);
-	j->over = j->total > j->b.avail;
+	/*
+	 * Over the limit itself, not only over what Mosaic's internal scratch
+	 * leaves of it: that part of the budget is the calculator's estimate,
+	 * and an error here means the kernel surely does not fit.
+	 */
+	j->over = j->total > (j->b.limit < j->b.physical ? j->b.limit : j->b.physical);
 	j->over_physical = j->total + j->b.internal > j->b.physical;
 }
 

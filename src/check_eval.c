@@ -125,6 +125,7 @@ eval_dict(struct interp *in, const struct py_node *n)
 {
 	struct val *d = val_new(in->cx, VAL_DICT, n);
 
+	d->i = (long long)n->items.n;   /* every entry, string keys or not (kwn/kwv hold those) */
 	d->kwn = py_arena_alloc(in->cx->a, (n->items.n + 1) * sizeof(*d->kwn));
 	d->kwv = py_arena_alloc(in->cx->a, (n->items.n + 1) * sizeof(*d->kwv));
 	for (size_t i = 0; i < n->items.n; i++) {
@@ -722,10 +723,18 @@ ck_call_user(struct interp *in, struct val *f, struct val **args, size_t nargs, 
 
 	if (in->call_depth >= CK_MAX_CALL_DEPTH || out_of_steps(in))
 		return val_unknown(in->cx, NULL, node);
-	/* a recursive call is not inlined again: two of them per body would double the work per level */
-	for (const struct interp *c = in; c; c = c->caller)
-		if (c->fn == f->fn)
-			return val_unknown(in->cx, NULL, node);
+	/*
+	 * A function recurses one level (a wrapper that calls itself with a
+	 * reshaped argument), no deeper: two recursive calls per body would
+	 * double the work per level.
+	 */
+	{
+		int on_chain = 0;
+
+		for (const struct interp *c = in; c; c = c->caller)
+			if (c->fn == f->fn && ++on_chain >= 2)
+				return val_unknown(in->cx, NULL, node);
+	}
 	/* a bound method's receiver, then functools.partial's arguments, come first */
 	if (f->self) {
 		struct val **with = py_arena_alloc(in->cx->a, (nargs + 2) * sizeof(*with));
@@ -889,12 +898,18 @@ exec_def(struct interp *in, const struct py_node *s)
 	xgrow((void **)&in->cx->defs, &in->cx->alloc_defs, in->cx->ndefs + 1,
 	      sizeof(*in->cx->defs));
 	in->cx->defs[in->cx->ndefs++] = f;
-	/* decorators apply bottom-up */
+	/*
+	 * Decorators apply bottom-up. One the checker cannot follow (a test
+	 * framework's, another module's) is taken to return the function it
+	 * wraps: most do (a wrapper with the same arguments).
+	 */
 	for (size_t i = s->extra.n; i-- > 0;) {
 		struct val *deco = ck_eval(in, s->extra.v[i]);
 		struct val *args[1] = { f };
+		struct val *r = ck_call(in, deco, args, 1, NULL, NULL, 0, s->extra.v[i]);
 
-		f = ck_call(in, deco, args, 1, NULL, NULL, 0, s->extra.v[i]);
+		if (r->kind != VAL_UNKNOWN || deco->kind == VAL_FUNC)
+			f = r;
 	}
 	scope_set(in->cx, in->scope, s->s, f);
 }
@@ -917,9 +932,26 @@ exec_class(struct interp *in, const struct py_node *s)
 {
 	struct scope *saved = in->scope;
 	struct val *c = val_new(in->cx, VAL_CLASS, s);
+	struct scope *parent = saved;
 
+	/*
+	 * A base class of the file: its scope is looked in after this one's
+	 * (single inheritance, the first such base), then the enclosing one's.
+	 */
+	for (size_t i = 0; i < s->more.n; i++) {
+		struct val *b;
+
+		if (s->more.v[i]->kind == PY_KEYWORD)
+			continue;
+		b = ck_eval(in, s->more.v[i]);
+		if (b->kind == VAL_CLASS && b->closure) {
+			parent = b->closure;
+			break;
+		}
+	}
 	c->fn = s;
-	c->closure = scope_new(in->cx, saved);
+	c->closure = scope_new(in->cx, parent);
+	c->closure->cls = c;
 	in->scope = c->closure;
 	ck_exec_block(in, &s->items);
 	in->scope = saved;
@@ -928,8 +960,11 @@ exec_class(struct interp *in, const struct py_node *s)
 	for (size_t i = s->extra.n; i-- > 0;) {
 		struct val *deco = ck_eval(in, s->extra.v[i]);
 		struct val *args[1] = { c };
+		struct val *r = ck_call(in, deco, args, 1, NULL, NULL, 0, s->extra.v[i]);
 
-		c = ck_call(in, deco, args, 1, NULL, NULL, 0, s->extra.v[i]);
+		/* a decorator the checker cannot follow returns the class (jtu.with_config) */
+		if (r->kind != VAL_UNKNOWN || deco->kind == VAL_FUNC)
+			c = r;
 	}
 	scope_set(in->cx, in->scope, s->s, c);
 }
@@ -1226,7 +1261,9 @@ exec_stmt(struct interp *in, const struct py_node *s)
 		ck_exec_block(in, &s->items);
 		break;
 	case PY_TRY:
+		in->try_depth += s->more.n > 0;
 		ck_exec_block(in, &s->items);
+		in->try_depth -= s->more.n > 0;
 		in->returned = false;
 		for (size_t i = 0; i < s->more.n; i++) {
 			ck_exec_block(in, &s->more.v[i]->items);
@@ -1286,6 +1323,27 @@ is_kernel_fn(const struct cctx *cx, const struct py_node *fn)
 	return false;
 }
 
+/*
+ * A method run by itself gets an instance of its class for self (its
+ * __init__ not run: its arguments are not known), so that self.attr finds
+ * the class's attributes and methods (a test class's self.pallas_call).
+ */
+static struct val *
+method_of_instance(struct cctx *cx, struct val *f)
+{
+	struct val *obj, *b;
+
+	if (!f->closure || !f->closure->cls || f->self || f->fn->kind != PY_DEF || !f->fn->more.n ||
+	    f->fn->more.v[0]->op != 0)
+		return f;
+	obj = val_new(cx, VAL_INST, f->fn);
+	obj->fn = f->closure->cls->fn;
+	obj->closure = scope_new(cx, f->closure);
+	b = val_copy(cx, f);
+	b->self = obj;
+	return b;
+}
+
 void
 ck_run_module(struct cctx *cx)
 {
@@ -1308,7 +1366,7 @@ ck_run_module(struct cctx *cx)
 		memset(&in, 0, sizeof(in));
 		in.cx = cx;
 		in.scope = cx->module;
-		ck_call_user(&in, f, NULL, 0, NULL, NULL, 0, f->fn);
+		ck_call_user(&in, method_of_instance(cx, f), NULL, 0, NULL, NULL, 0, f->fn);
 	}
 	ck_finish_pending(cx);
 }

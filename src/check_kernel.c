@@ -701,7 +701,7 @@ ck_pallas_call_run(struct interp *in, struct val *obj, struct val **args, size_t
 {
 	struct cctx *cx = in->cx;
 	struct kcall *k = py_arena_alloc(cx->a, sizeof(*k));
-	struct val *kfn = val_arg(obj, 0, "kernel"), *backend;
+	struct val *kfn = val_arg(obj, 0, "kernel"), *backend, *interp, *aliases;
 
 	if (in->k)
 		return val_unknown(cx, NULL, node);
@@ -722,6 +722,9 @@ ck_pallas_call_run(struct interp *in, struct val *obj, struct val **args, size_t
 	k->grid_rank = 0;
 	read_params(cx, k, val_arg(obj, 99, "compiler_params"));
 	k->backend = backend_of_params(k->params);
+	interp = val_arg(obj, 99, "interpret");
+	k->interpret = interp && ((interp->kind == VAL_BOOL && interp->i) ||
+				  (interp->kind == VAL_OBJ && interp->s && strstr(interp->s, "InterpretParams")));
 	backend = val_arg(obj, 99, "backend");
 	if (!k->backend && backend && backend->kind == VAL_STR)
 		k->backend = strcmp(backend->s, "triton") == 0 ? "triton" :
@@ -730,7 +733,10 @@ ck_pallas_call_run(struct interp *in, struct val *obj, struct val **args, size_t
 		k->backend = default_backend(cx);
 		k->backend_assumed = !cx->file_backend && !cx->chip && !cx->gpu;
 	}
-	k->aliases = aliases_given(obj->node);
+	aliases = val_arg(obj, 99, "input_output_aliases");
+	k->aliases = aliases_given(obj->node) ||
+		     (aliases && aliases->kind != VAL_NONE &&
+		      !(aliases->kind == VAL_DICT && !aliases->i && !aliases->nkw));
 	k->from_call_site = args != NULL && (in->from_call_site || (obj->flags & VF_FROM_DOT));
 	read_operands(cx, k, obj, args, args ? (long)nargs : 0, args ? node : NULL);
 	walk_kernel(in, k);
@@ -740,7 +746,7 @@ ck_pallas_call_run(struct interp *in, struct val *obj, struct val **args, size_t
 
 struct val *
 ck_pipeline_run(struct interp *in, struct val *obj, struct val **args, size_t nargs,
-		const struct py_node *node)
+		struct val **kwv, size_t nkw, const struct py_node *node)
 {
 	struct cctx *cx = in->cx;
 	struct kcall *k = py_arena_alloc(cx->a, sizeof(*k));
@@ -793,6 +799,24 @@ ck_pipeline_run(struct interp *in, struct val *obj, struct val **args, size_t na
 	}
 	if (body && body->kind == VAL_FUNC)
 		ck_call_user(&kin, body, refs, pos, NULL, NULL, 0, node);
+	/*
+	 * Callbacks the pipeline calls (prefetch=, postyeet=, ...) run in the
+	 * kernel too: their copies and waits count. Their arguments (buffered
+	 * refs, a scheduler) are not known.
+	 */
+	for (size_t i = 0; i < obj->nkw + nkw; i++) {
+		struct val *cb = i < obj->nkw ? obj->kwv[i] : kwv[i - obj->nkw];
+		struct val **unk;
+		size_t n;
+
+		if (!cb || cb->kind != VAL_FUNC || cb == body || cb->fn->kind != PY_DEF)
+			continue;
+		n = cb->fn->more.n;
+		unk = py_arena_alloc(cx->a, (n + 1) * sizeof(*unk));
+		for (size_t j = 0; j < n; j++)
+			unk[j] = val_unknown(cx, NULL, node);
+		ck_call_user(&kin, cb, unk, n, NULL, NULL, 0, node);
+	}
 	return val_new(cx, VAL_NONE, node);
 }
 

@@ -79,7 +79,13 @@ check_accumulator(struct cctx *cx, struct kcall *k, struct kref *r)
 	for (size_t i = 0; i < k->nev; i++) {
 		const struct kev *e = &k->ev[i];
 
-		if (e->kind != KEV_WRITE || e->ref != r)
+		/* a DMA into it fills it (a copy, then an update in place) */
+		if (e->kind == KEV_START && e->dma && e->dma->known && e->dma->dst &&
+		    strcmp(e->dma->dst, r->name) == 0) {
+			any_init = keyed_right = true;
+			continue;
+		}
+		if (e->kind != KEV_WRITE || e->ref != r || e->identity)
 			continue;
 		if (e->rmw) {
 			rmw = e;

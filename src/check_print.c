@@ -49,7 +49,7 @@ caret(FILE *out, const char *src, int col, int end_col, bool color)
 static void
 print_head(FILE *out, const struct check_finding *f, bool color)
 {
-	int sev = f->def->severity;
+	int sev = f->severity;
 
 	fprintf(out, "%s", c_on(color, TERM_BOLD));
 	term_puts_untrusted(out, f->file);
@@ -140,7 +140,7 @@ check_json_finding(struct json *arr, const struct check_finding *f)
 	else
 		json_add_null(o, "end_column");
 	json_add_str(o, "class", class_name(f->def->cls));
-	json_add_str(o, "severity", check_severity_name((enum check_severity)f->def->severity));
+	json_add_str(o, "severity", check_severity_name((enum check_severity)f->severity));
 	json_add_str(o, "code", f->def->code);
 	json_add_str(o, "name", f->def->name);
 	json_add_str(o, "message", f->message);
@@ -169,7 +169,7 @@ check_json_finding(struct json *arr, const struct check_finding *f)
 	}
 	vals = json_add_object(o, "values");
 	for (size_t i = 0; i < f->vars.n; i++)
-		json_add_str(vals, f->vars.v[i].name, f->vars.v[i].value);
+		json_add_typed(vals, f->vars.v[i].name, f->vars.v[i].value);
 }
 
 struct json *
@@ -248,7 +248,7 @@ check_print_github(FILE *out, const struct check_result *r, const char *workspac
 		char *title = xasprintf("pallas-triage %s (%s)", f->def->code, class_name(f->def->cls));
 		char *msg = f->fix ? xasprintf("%s\nfix: %s", f->message, f->fix) : xstrdup(f->message);
 
-		if (github_annotation(out, level[f->def->severity], f->file, f->line, f->col, title,
+		if (github_annotation(out, level[f->severity], f->file, f->line, f->col, title,
 				      msg, workspace) < 0)
 			ret = -1;
 		free(title);

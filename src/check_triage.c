@@ -120,7 +120,7 @@ fold(struct source_link *l, struct verdict *v)
 	for (size_t i = 0; i < l->res.n; i++) {
 		const struct check_finding *f = &l->res.f[i];
 
-		if (f->def->severity == CHECK_NOTE || !for_kernel(l, f))
+		if (f->severity == CHECK_NOTE || !for_kernel(l, f))
 			continue;
 		if (f->def->cls != v->cls)
 			continue;
@@ -211,7 +211,7 @@ check_triage_print(FILE *fp, const struct source_link *l, bool color)
 	for (size_t i = 0; i < l->res.n; i++) {
 		const struct check_finding *f = &l->res.f[i];
 
-		if (f->def->severity == CHECK_NOTE || !for_kernel(l, f))
+		if (f->severity == CHECK_NOTE || !for_kernel(l, f))
 			continue;
 		check_print_finding_line(fp, f, color, 13);
 		shown++;

@@ -31,7 +31,6 @@ def_free(struct check_def *c)
 	strv_free(c->rung_ids);
 	strv_free(c->rung_fixes);
 	free(c->explain);
-	free(c->example);
 	free(c->file);
 	free(c);
 }
@@ -152,39 +151,17 @@ parse_rungs(struct check_def *c, const struct ynode *m, const char *file, struct
 	return 0;
 }
 
-static int
-parse_example(struct check_def *c, const struct ynode *m, const char *file, struct diag *d)
-{
-	static const char *const keys[] = { "line", "source", NULL };
-	const struct ynode *e = ynode_get(m, "example");
-	const char *src = NULL;
-	long line = 0;
-
-	if (!e)
-		return 0;
-	if (e->kind != YNODE_MAP) {
-		diag_error(d, file, e->line, e->col, "'example' must be a mapping with line and source");
-		return -1;
-	}
-	if (ynode_check_keys(e, keys, file, "an example", d) < 0 ||
-	    ynode_want_int(e, "line", true, 1, 100000, &line, file, "an example", d) < 0 ||
-	    ynode_want_str(e, "source", true, &src, file, "an example", d) < 0)
-		return -1;
-	c->example = xstrdup(src);
-	c->example_line = (int)line;
-	return 0;
-}
-
 static struct check_def *
 def_parse(const struct ynode *m, const char *file, struct diag *d)
 {
 	static const char *const keys[] = {
 		"code", "name", "class", "severity", "summary", "message", "fix", "rungs", "explain",
-		"example", NULL,
+		"compiled", NULL,
 	};
 	const char *code = NULL, *name = NULL, *cls = NULL, *sev = NULL, *summary = NULL,
 		   *message = NULL, *fix = NULL, *explain = NULL;
 	struct check_def *c = xcalloc(1, sizeof(*c));
+	bool compiled = false;
 	int bad = 0;
 
 	bad |= ynode_check_keys(m, keys, file, "a check", d) < 0;
@@ -196,8 +173,8 @@ def_parse(const struct ynode *m, const char *file, struct diag *d)
 	bad |= ynode_want_str(m, "message", true, &message, file, "a check", d) < 0;
 	bad |= ynode_want_str(m, "fix", false, &fix, file, "a check", d) < 0;
 	bad |= ynode_want_str(m, "explain", false, &explain, file, "a check", d) < 0;
+	bad |= ynode_want_bool(m, "compiled", &compiled, file, "a check", d) < 0;
 	bad |= parse_rungs(c, m, file, d) < 0;
-	bad |= parse_example(c, m, file, d) < 0;
 	c->code = dup_or_null(code);
 	c->name = dup_or_null(name);
 	c->summary = dup_or_null(summary);
@@ -206,6 +183,7 @@ def_parse(const struct ynode *m, const char *file, struct diag *d)
 	c->explain = dup_or_null(explain);
 	c->file = xstrdup(file);
 	c->line = m->line;
+	c->compiled = compiled;
 	if (!bad) {
 		c->cls = class_from_name(cls);
 		c->severity = parse_severity(sev);
@@ -409,9 +387,8 @@ static const struct cache_field def_fields[] = {
 	CF_NEED(struct check_def, summary), CF_NEED(struct check_def, message),
 	CF_STR(struct check_def, fix), CF_LIST(struct check_def, rung_ids),
 	CF_LIST(struct check_def, rung_fixes), CF_STR(struct check_def, explain),
-	CF_STR(struct check_def, example), CF_INT(struct check_def, example_line),
 	CF_NEED(struct check_def, file), CF_INT(struct check_def, line),
-	CF_INT(struct check_def, severity),
+	CF_INT(struct check_def, severity), CF_INT(struct check_def, compiled),
 };
 static const struct cache_field mod_fields[] = {
 	CF_NEED(struct check_module, module), CF_NEED(struct check_module, prefix),

@@ -61,7 +61,9 @@ struct check_opts {
 };
 
 struct check_finding {
-	const struct check_def *def;    /* borrowed from the ruleset: code, name, class, severity */
+	const struct check_def *def;    /* borrowed from the ruleset: code, name, class */
+	int severity;                   /* enum check_severity: the code's, or a note where a
+					 * compiler rule meets a backend the file does not name */
 	char *file;                     /* as given (a path under the directory walked) */
 	int line, col, end_col;         /* 1-based; end_col 0 when not known */
 	char *message;                  /* one line, with the numbers */

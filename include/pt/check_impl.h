@@ -41,7 +41,7 @@ enum val_kind {
 	VAL_FLOAT,      /* f */
 	VAL_STR,        /* s */
 	VAL_TUPLE,      /* elts (lists too) */
-	VAL_DICT,       /* kwn/kwv */
+	VAL_DICT,       /* kwn/kwv: the entries with string keys; i: all the entries of a literal */
 	VAL_DTYPE,      /* dt, or s when the table lacks the name */
 	VAL_FUNC,       /* fn, closure; partial's bound args in elts and kwn/kwv */
 	VAL_API,        /* s: a module or API member ("pl.BlockSpec"); partial's args; self */
@@ -72,6 +72,7 @@ enum {
 	VF_SOME = 1u << 13,         /* TUPLE: its one element stands for an unknown number of them */
 	VF_ACCUM = 1u << 14,        /* state + product with the state not rescaled (accum_*) */
 	VF_CARRY = 1u << 15,        /* a loop carry (with VF_STATE) */
+	VF_DS_TRACED = 1u << 16,    /* OBJ pl.ds: its size is traced (legal in a DMA's view only) */
 };
 
 enum ref_role { ROLE_PREFETCH, ROLE_INPUT, ROLE_OUTPUT, ROLE_SCRATCH, ROLE_SEM, ROLE_OTHER };
@@ -135,6 +136,7 @@ struct scope {
 	unsigned *hashes;               /* of each name (scope_hash()): most misses cost no strcmp */
 	size_t n, alloc;
 	bool module;
+	struct val *cls;                /* a class body's scope: the class */
 };
 
 /* One event of a kernel walk, in program order. */
@@ -174,6 +176,7 @@ struct kev {
 	struct val *v;                  /* WRITE: the value stored; ACCUM: the product added */
 	const struct py_node *state;    /* ACCUM: the state operand as written */
 	bool rmw, aug, zero;            /* WRITE: read-modify-write, written as +=, a zeros init */
+	bool identity;                  /* WRITE: x[...] = x[...] (neither an init nor an update) */
 	bool scaled;                    /* WRITE: the ref's value times something (a rescale) */
 	unsigned cond_eq0;              /* program_id(a) == 0 for a in mask holds here */
 	int cond_depth;                 /* conditions around it (pl.when, cond, if) */
@@ -238,6 +241,7 @@ struct kcall {
 	int num_stages, num_warps, max_concurrent_steps;  /* 0 = default */
 	bool from_call_site;            /* reached through a call with arguments */
 	bool is_pipeline;               /* emit_pipeline inside a kernel */
+	bool interpret;                 /* interpret=True or InterpretParams: no compiler runs */
 	struct kcall *outer;            /* emit_pipeline: the kernel it runs in */
 	unsigned long long inner_vmem;  /* emit_pipeline buffers inside this kernel */
 	bool inner_vmem_unknown;
@@ -276,6 +280,7 @@ struct cctx {
 	struct py_arena *a;
 	struct scope *module;
 	const char *file_backend;       /* from the modules the file uses, or NULL */
+	bool sparsecore;                /* the file imports Pallas SparseCore (plsc) */
 	struct kcall **calls;           /* every pallas_call analysed */
 	size_t ncalls, alloc_calls;
 	struct val **pending;           /* pallas_call objects made but not (yet) called */
@@ -309,6 +314,7 @@ struct interp {
 	bool cond_unknown;
 	int loop_depth;
 	int aug_op;                     /* the operator of the augmented assignment being stored */
+	int try_depth;                  /* inside try bodies that have handlers: errors are caught */
 };
 
 /* memcpy of n elements that may be none (and then come from a NULL array). */
@@ -383,7 +389,7 @@ struct val *ck_pallas_call_made(struct interp *in, struct val *obj);
 struct val *ck_pallas_call_run(struct interp *in, struct val *obj, struct val **args, size_t nargs,
 			       const struct py_node *node);
 struct val *ck_pipeline_run(struct interp *in, struct val *obj, struct val **args, size_t nargs,
-			    const struct py_node *node);
+			    struct val **kwv, size_t nkw, const struct py_node *node);
 void ck_kernel_event(struct interp *in, struct kev *e);
 /* An index map called with program ids (and scalar-prefetch refs): its result, or NULL. */
 struct val *ck_index_map_result(struct cctx *cx, const struct kcall *k, const struct kspec *s);

@@ -6,8 +6,7 @@
  *  - `checks`: every finding code, with its class, severity, message and
  *    fix templates (${name} filled from the values the analysis found,
  *    ${api:NAME} spelled for the JAX version), the ladder rungs its fix
- *    makes concrete, and an example kernel that must produce it (`rules
- *    test` runs it);
+ *    makes concrete (the fixtures of tests/check/ test each code);
  *  - `check_modules`: the modules the checker recognises, and the prefix
  *    under which the JAX API table (rules/jax-api.yaml) names their members
  *    (jax.experimental.pallas.tpu -> pltpu);
@@ -39,10 +38,10 @@ struct check_def {
 	char **rung_ids;            /* NULL-terminated, never NULL */
 	char **rung_fixes;          /* templates, one per rung id */
 	char *explain;              /* may be NULL */
-	char *example;              /* kernel source that must produce the code, or NULL */
-	int example_line;           /* the line it must be reported at */
 	char *file;
 	int line;
+	int compiled;               /* 1: about what the compiler (Mosaic, Triton) accepts; not
+				     * reported for a kernel run in interpret mode */
 };
 
 struct check_module {

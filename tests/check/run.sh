@@ -54,6 +54,14 @@ for f in "$D"/*.py; do
 done
 golden_dir "$D/text"
 
+# every code the analyses report is defined in rules/check.yaml and listed in
+# docs/check.md, and each of those is one the analyses report
+codes_c=$(cat "$SRC"/src/check*.c | grep -o '"[LCSNU][0-9][0-9][0-9]"' | tr -d '"' | sort -u | tr '\n' ' ')
+codes_r=$(sed -n 's/^ *- code: \([LCSNU][0-9][0-9][0-9]\)$/\1/p' "$SRC/rules/check.yaml" | sort -u | tr '\n' ' ')
+codes_d=$(grep -o '^| `[LCSNU][0-9][0-9][0-9]`' "$SRC/docs/check.md" | tr -d '|` ' | sort -u | tr '\n' ' ')
+check "the codes in src/check*.c are those of rules/check.yaml ($codes_c)" [ "$codes_c" = "$codes_r" ]
+check "docs/check.md lists every code of rules/check.yaml" [ "$codes_d" = "$codes_r" ]
+
 # ---- triage reads the kernel: --kernel FILE, or the file the traceback names
 P=$T/proj
 mkdir -p "$P" "$T/elsewhere" "$T/outside"
