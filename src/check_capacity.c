@@ -131,6 +131,9 @@ build_spec(struct cctx *cx, const struct kcall *k, const struct chip *chip, stru
 			*need = sc->shape_val ? val_need(sc->shape_val) : NULL;
 			return false;
 		}
+		/* a 64-bit scratch has no TPU tile (U006 says so): no working set to compute */
+		if (sc->dt->bits > 32)
+			return false;
 		if (s->nscratch >= VMEM_MAX_SCRATCH)
 			return false;
 		s->scratch[s->nscratch].shape = sc->shape;
