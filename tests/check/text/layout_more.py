@@ -46,7 +46,16 @@ def run(x):
         in_specs=[pl.BlockSpec((1024, 512), lambda i: (0, 0))],
         out_specs=pl.BlockSpec((512, 1024), lambda i: (0, 0)),
     )(x)
-    return a, b, c, d
+    # L013 (a note without --chip): 32 int8 rows miss the 64-row tile of a
+    # chip with 16 sublanes, and only that one
+    e = pl.pallas_call(
+        copy_kernel,
+        out_shape=jax.ShapeDtypeStruct((1024, 512), jnp.int8),
+        grid=(32,),
+        in_specs=[pl.BlockSpec((32, 512), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((32, 512), lambda i: (i, 0)),
+    )(x.astype(jnp.int8))
+    return a, b, c, d, e
 
 
 run(jnp.ones((1024, 512), jnp.float32))
