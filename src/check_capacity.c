@@ -77,7 +77,7 @@ build_spec(struct cctx *cx, const struct kcall *k, const struct chip *chip, stru
 		const struct karg *a = i < k->nin ? &k->in[i] : &k->out[i - k->nin];
 		struct shape b;
 
-		if (a->spec.any || a->spec.smem || (a->v && a->v->kind == VAL_NONE))
+		if (a->spec.any || a->spec.smem || a->spec.sem || (a->v && a->v->kind == VAL_NONE))
 			continue;
 		if (a->spec.present && a->spec.block) {
 			if (!val_shape(a->spec.block, &b)) {

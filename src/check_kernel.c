@@ -179,6 +179,8 @@ read_spec(struct cctx *cx, struct val *v, struct kspec *s)
 		s->any = true;
 	if (mem && (is_memory(mem, "SMEM")))
 		s->smem = true;
+	if (mem && (is_memory(mem, "SEMAPHORE")))
+		s->sem = true;
 	mode = val_arg(v, 99, "pipeline_mode");
 	if (is_obj(mode, "pl.Buffered")) {
 		struct val *n = val_arg(mode, 0, "buffer_count");

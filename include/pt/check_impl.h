@@ -192,6 +192,7 @@ struct kspec {
 	struct val *index_map;          /* FUNC, or NULL */
 	bool any;                       /* memory_space ANY / HBM */
 	bool smem;
+	bool sem;                       /* memory_space SEMAPHORE: a semaphore, not data */
 	int buffers;                    /* pipeline_mode=Buffered(n); 2 by default */
 };
 
