@@ -226,20 +226,18 @@ ck_where(struct cctx *cx, const struct py_node *n)
 void
 ck_source_text(const struct cctx *cx, const struct py_node *n, char *out, size_t cap)
 {
-	const char *p = cx->src, *end = cx->src + cx->len;
-	int line = 1;
-	size_t k = 0;
+	const char *p;
+	size_t len = 0;
 
-	out[0] = 0;
-	if (!n || !cap)
+	if (!cap)
 		return;
-	while (p < end && line < n->line) {
-		if (*p++ == '\n')
-			line++;
-	}
-	while (p < end && *p != '\n' && k + 1 < cap)
-		out[k++] = *p++;
-	out[k] = 0;
+	out[0] = 0;
+	if (!n || !(p = py_line_at(cx->src, cx->len, n->line, &len)))
+		return;
+	if (len >= cap)
+		len = cap - 1;
+	memcpy(out, p, len);
+	out[len] = 0;
 }
 
 const struct py_node *

@@ -1896,6 +1896,26 @@ parse_statements(struct parser *p, struct py_list *body, bool until_dedent)
 	p->jb = saved;
 }
 
+const char *
+py_line_at(const char *src, size_t len, int line, size_t *n)
+{
+	const char *p = src, *end = src + len, *q;
+
+	for (int at = 1; at < line; at++) {
+		while (p < end && *p != '\n' && *p != '\r')
+			p++;
+		if (p == end)
+			return NULL;
+		p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
+	}
+	if (line < 1 || (p == end && line > 1))
+		return NULL;
+	for (q = p; q < end && *q != '\n' && *q != '\r'; q++)
+		;
+	*n = (size_t)(q - p);
+	return p;
+}
+
 struct py_module *
 py_parse(const char *src, size_t len)
 {
@@ -1909,9 +1929,9 @@ py_parse(const char *src, size_t len)
 	p.a = m->arena;
 	m->root = node_at(&p, PY_MODULE, 1, 1);
 	for (size_t i = 0; i < len; i++)
-		if (src[i] == '\n')
+		if (src[i] == '\n' || (src[i] == '\r' && (i + 1 == len || src[i + 1] != '\n')))
 			m->lines++;
-	if (len && src[len - 1] != '\n')
+	if (len && src[len - 1] != '\n' && src[len - 1] != '\r')
 		m->lines++;
 	if (len > PY_MAX_SOURCE) {
 		add_problem(m, 1, 1, "the source is %zu MiB; at most %u MiB are read", len >> 20,

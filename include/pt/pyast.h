@@ -154,6 +154,13 @@ struct py_module {
  * all (one problem at 1:1 says so).
  */
 struct py_module *py_parse(const char *src, size_t len);
+
+/*
+ * Line `line` (1-based) of src as the tokenizer counts lines: "\n", "\r\n"
+ * and a lone "\r" each end one. Returns its first byte and sets *n to its
+ * length without the line break; NULL past the last line.
+ */
+const char *py_line_at(const char *src, size_t len, int line, size_t *n);
 void py_module_free(struct py_module *m);
 
 /*

@@ -435,6 +435,30 @@ test_ends(void)
 	munmap(map, (size_t)pg * 2);
 }
 
+/* Lines end at \n, \r\n and a lone \r, for the tokenizer and for everything that counts lines. */
+static void
+test_lines(void)
+{
+	static const char src[] = "a = 1\rb = 2\r\nc = 3\nd";
+	struct py_module *m = py_parse(src, sizeof(src) - 1);
+	size_t n = 0;
+	const char *p;
+
+	CHECK_INTEQ(m->lines, 4);
+	CHECK_INTEQ(m->root->items.n, 4);
+	if (m->root->items.n == 4)
+		CHECK_INTEQ(m->root->items.v[3]->line, 4);
+	py_module_free(m);
+	p = py_line_at(src, sizeof(src) - 1, 2, &n);
+	CHECK(p && n == 5 && strncmp(p, "b = 2", 5) == 0);
+	p = py_line_at(src, sizeof(src) - 1, 4, &n);
+	CHECK(p && n == 1 && *p == 'd');
+	CHECK(py_line_at(src, sizeof(src) - 1, 5, &n) == NULL);
+	CHECK(py_line_at(src, sizeof(src) - 1, 0, &n) == NULL);
+	p = py_line_at("x\n", 2, 2, &n);
+	CHECK(p == NULL || n == 0);
+}
+
 int
 main(void)
 {
@@ -448,5 +472,6 @@ main(void)
 	test_problems();
 	test_hostile();
 	test_ends();
+	test_lines();
 	return TEST_DONE();
 }
