@@ -1142,22 +1142,38 @@ exec_if(struct interp *in, const struct py_node *s)
 	snap_join(in, &after_then, &before);
 }
 
+/*
+ * A loop body run once for a loop that may run zero times or many: the
+ * target (if any) bound to value, or to unknown, then what the body set is
+ * joined with what was.
+ */
+static void
+loop_body(struct interp *in, const struct py_node *target, struct val *value,
+	  const struct py_list *body)
+{
+	struct snapshot before, after;
+
+	snap_take(in, &before);
+	if (target && value)
+		ck_assign(in, target, value);
+	else if (target)
+		bind_targets_unknown(in, target, "a loop variable");
+	ck_exec_block(in, body);
+	in->returned = false;
+	snap_take(in, &after);
+	snap_join(in, &before, &after);
+}
+
 static void
 exec_for(struct interp *in, const struct py_node *s)
 {
 	struct val *iter = ck_eval(in, s->y);
-	struct snapshot before, after;
 
 	in->loop_depth++;
 	if (iter->kind == VAL_TUPLE && (iter->flags & VF_SOME) && iter->n) {
 		/* one element for many: the body runs once with it */
-		snap_take(in, &before);
-		ck_assign(in, s->x, iter->elts[0]);
-		ck_exec_block(in, &s->items);
-		in->returned = false;
+		loop_body(in, s->x, iter->elts[0], &s->items);
 		in->loop_depth--;
-		snap_take(in, &after);
-		snap_join(in, &before, &after);
 		ck_exec_block(in, &s->more);
 		return;
 	}
@@ -1172,14 +1188,8 @@ exec_for(struct interp *in, const struct py_node *s)
 	}
 	if (iter->kind == VAL_TRACED)
 		ck_traced_bool(in, iter, s->y, "a Python for loop");
-	snap_take(in, &before);
-	bind_targets_unknown(in, s->x, "a loop variable");
-	ck_exec_block(in, &s->items);
-	in->returned = false;
+	loop_body(in, s->x, NULL, &s->items);
 	in->loop_depth--;
-	/* the body may run zero times or many: what it set is joined with what was */
-	snap_take(in, &after);
-	snap_join(in, &before, &after);
 	ck_exec_block(in, &s->more);
 }
 
@@ -1187,17 +1197,12 @@ static void
 exec_while(struct interp *in, const struct py_node *s)
 {
 	struct val *c = ck_eval(in, s->x);
-	struct snapshot before, after;
 
 	if (c->kind == VAL_TRACED)
 		ck_traced_bool(in, c, s->x, "a while loop");
 	in->loop_depth++;
-	snap_take(in, &before);
-	ck_exec_block(in, &s->items);
-	in->returned = false;
+	loop_body(in, NULL, NULL, &s->items);
 	in->loop_depth--;
-	snap_take(in, &after);
-	snap_join(in, &before, &after);
 	ck_exec_block(in, &s->more);
 }
 

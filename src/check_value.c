@@ -282,6 +282,24 @@ val_same_index(const struct val *a, const struct val *b)
 	return false;
 }
 
+/* One of a's alternatives or b's (each an ALT or one value); NULL past eight of them. */
+static struct val *
+alt_of(struct cctx *cx, struct val *a, struct val *b)
+{
+	size_t na = a->kind == VAL_ALT ? a->n : 1, nb = b->kind == VAL_ALT ? b->n : 1;
+	struct val *t;
+
+	if (na + nb > 8)
+		return NULL;
+	t = val_new(cx, VAL_ALT, a->node);
+	t->elts = py_arena_alloc(cx->a, (na + nb) * sizeof(*t->elts));
+	for (size_t i = 0; i < na; i++)
+		t->elts[t->n++] = a->kind == VAL_ALT ? a->elts[i] : a;
+	for (size_t i = 0; i < nb; i++)
+		t->elts[t->n++] = b->kind == VAL_ALT ? b->elts[i] : b;
+	return t;
+}
+
 struct val *
 val_join(struct cctx *cx, struct val *a, struct val *b, const char *name)
 {
@@ -320,19 +338,8 @@ val_join(struct cctx *cx, struct val *a, struct val *b, const char *name)
 	}
 	/* lists of different lengths (scratch only on one path): one of them */
 	if ((a->kind == VAL_TUPLE || a->kind == VAL_ALT) && (b->kind == VAL_TUPLE || b->kind == VAL_ALT) &&
-	    !((a->flags | b->flags) & VF_SOME)) {
-		size_t na = a->kind == VAL_ALT ? a->n : 1, nb = b->kind == VAL_ALT ? b->n : 1;
-
-		if (na + nb <= 8) {
-			t = val_new(cx, VAL_ALT, a->node);
-			t->elts = py_arena_alloc(cx->a, (na + nb) * sizeof(*t->elts));
-			for (size_t i = 0; i < na; i++)
-				t->elts[t->n++] = a->kind == VAL_ALT ? a->elts[i] : a;
-			for (size_t i = 0; i < nb; i++)
-				t->elts[t->n++] = b->kind == VAL_ALT ? b->elts[i] : b;
-			return t;
-		}
-	}
+	    !((a->flags | b->flags) & VF_SOME) && (t = alt_of(cx, a, b)))
+		return t;
 	/* an optional object (None until a loop sets it): the object */
 	if ((a->kind == VAL_NONE) != (b->kind == VAL_NONE)) {
 		struct val *o = a->kind == VAL_NONE ? b : a;
@@ -341,19 +348,9 @@ val_join(struct cctx *cx, struct val *a, struct val *b, const char *name)
 			return o;
 	}
 	/* a function chosen on a path the checker cannot decide: both are walked when called */
-	if ((a->kind == VAL_FUNC || a->kind == VAL_ALT) && (b->kind == VAL_FUNC || b->kind == VAL_ALT)) {
-		size_t na = a->kind == VAL_ALT ? a->n : 1, nb = b->kind == VAL_ALT ? b->n : 1;
-
-		if (na + nb <= 8) {
-			t = val_new(cx, VAL_ALT, a->node);
-			t->elts = py_arena_alloc(cx->a, (na + nb) * sizeof(*t->elts));
-			for (size_t i = 0; i < na; i++)
-				t->elts[t->n++] = a->kind == VAL_ALT ? a->elts[i] : a;
-			for (size_t i = 0; i < nb; i++)
-				t->elts[t->n++] = b->kind == VAL_ALT ? b->elts[i] : b;
-			return t;
-		}
-	}
+	if ((a->kind == VAL_FUNC || a->kind == VAL_ALT) && (b->kind == VAL_FUNC || b->kind == VAL_ALT) &&
+	    (t = alt_of(cx, a, b)))
+		return t;
 	return val_unknown(cx, ck_printf(cx, "%s (set differently on two paths)", name), a->node);
 }
 
