@@ -2180,9 +2180,13 @@ h_dict(struct interp *in, const struct acall *c)
 {
 	struct val *d = val_new(in->cx, VAL_DICT, c->node);
 
-	d->kwn = c->kwn;
-	d->kwv = c->kwv;
+	/* copies, as h_object keeps: the caller's arrays may not outlive the call */
+	d->kwn = py_arena_alloc(in->cx->a, (c->nkw + 1) * sizeof(*d->kwn));
+	d->kwv = py_arena_alloc(in->cx->a, (c->nkw + 1) * sizeof(*d->kwv));
+	ck_copy(d->kwn, c->kwn, c->nkw, sizeof(*d->kwn));
+	ck_copy(d->kwv, c->kwv, c->nkw, sizeof(*d->kwv));
 	d->nkw = c->nkw;
+	d->i = (long long)c->nkw;
 	return d;
 }
 
