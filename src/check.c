@@ -119,6 +119,7 @@ finding_release(struct check_finding *f)
 	free(f->file);
 	free(f->message);
 	free(f->source);
+	free(f->use_source);
 	free(f->fix);
 	free(f->kernel);
 	vars_release(&f->vars);
@@ -311,6 +312,38 @@ kernel_name(const struct kcall *k)
 	return k->kernel->kind == PY_DEF ? k->kernel->s : "<lambda>";
 }
 
+static char *
+source_of(const struct cctx *cx, const struct py_node *n)
+{
+	char line[401];
+
+	ck_source_text(cx, n, line, sizeof(line));
+	return xstrdup(line);
+}
+
+/*
+ * A finding points at the line to change: where a wrong number was
+ * written, when the fix names a constant or a default on another line,
+ * with the place that uses it kept beside it.
+ */
+static void
+locate(const struct cctx *cx, struct check_finding *f, const struct py_node *node,
+       const struct py_node *fix_at)
+{
+	const struct py_node *at = fix_at && fix_at->line != node->line ? fix_at : node;
+
+	f->line = at->line;
+	f->col = at->col;
+	f->end_col = at->end_line == at->line ? at->end_col : 0;
+	f->source = source_of(cx, at);
+	if (at != node) {
+		f->use_line = node->line;
+		f->use_col = node->col;
+		f->use_end_col = node->end_line == node->line ? node->end_col : 0;
+		f->use_source = source_of(cx, node);
+	}
+}
+
 void
 ck_report(struct cctx *cx, const char *code, const struct py_node *node,
 	  const struct py_node *fix_at, const struct kcall *k, struct vars *vs)
@@ -338,16 +371,8 @@ ck_report(struct cctx *cx, const char *code, const struct py_node *node,
 	f->def = d;
 	f->severity = d->compiled && top && top->backend_assumed ? CHECK_NOTE : d->severity;
 	f->file = xstrdup(cx->file);
-	f->line = node->line;
-	f->col = node->col;
-	f->end_col = node->end_line == node->line ? node->end_col : 0;
 	f->message = render(cx, d->message, vs);
-	{
-		char line[401];
-
-		ck_source_text(cx, node, line, sizeof(line));
-		f->source = xstrdup(line);
-	}
+	locate(cx, f, node, fix_at);
 	f->fix = d->fix && can_render(cx, d->fix, vs) ? render(cx, d->fix, vs) : NULL;
 	f->fix_line = fix_at ? fix_at->line : 0;
 	f->kernel = top && kernel_name(top) ? xstrdup(kernel_name(top)) : NULL;

@@ -178,22 +178,27 @@ detail_text(struct cctx *cx, const struct vmem_usage *u, unsigned long long inne
 	return ck_strdup(cx, buf);
 }
 
-/* The halved blocks of the capacity ladder, as fixes where their numbers were written. */
-static void
+/*
+ * The halved blocks of the capacity ladder, as fixes where their numbers
+ * were written. Returns where the first one changes the source, or NULL.
+ */
+static const struct py_node *
 halving_fixes(struct cctx *cx, const struct tuned *t, const struct chip *chip, struct vars *vs)
 {
+	const struct py_node *minor = NULL, *second = NULL;
 	struct shape out;
 	int tile;
 
 	if (!t->a || !t->a->spec.block)
-		return;
+		return NULL;
 	tile = chip_sublane_tile(chip, t->a->v->dt->bits);
 	if (block_halve_minor(&t->shape, chip->lanes, &out))
-		ck_dim_fix(cx, t->a->spec.block, t->shape.rank - 1, out.dims[out.rank - 1], 0, &out,
-			   vs, "halve");
+		minor = ck_dim_fix(cx, t->a->spec.block, t->shape.rank - 1, out.dims[out.rank - 1], 0,
+				   &out, vs, "halve");
 	if (t->shape.rank >= 2 && block_halve_second(&t->shape, tile, &out))
-		ck_dim_fix(cx, t->a->spec.block, t->shape.rank - 2, out.dims[out.rank - 2], 0, &out,
-			   vs, "halve2");
+		second = ck_dim_fix(cx, t->a->spec.block, t->shape.rank - 2, out.dims[out.rank - 2], 0,
+				    &out, vs, "halve2");
+	return minor ? minor : second;
 }
 
 struct judged {
@@ -229,7 +234,7 @@ report_tpu(struct cctx *cx, struct kcall *k, const struct chip *chip, const stru
 	   const struct tuned *t, const char *chips, bool all)
 {
 	struct vars vs = VARS_INIT;
-	const struct py_node *at = k->node;
+	const struct py_node *at = k->node, *shrink;
 	unsigned long long prop;
 
 	vars_set(&vs, "total", size_text(cx, j->total), true);
@@ -241,7 +246,7 @@ report_tpu(struct cctx *cx, struct kcall *k, const struct chip *chip, const stru
 		 j->b.from == VMEM_LIMIT_DEFAULT ? "default scoped-VMEM limit" : "physical VMEM", true);
 	if (t->a)
 		vars_set(&vs, "operand", t->a->name ? t->a->name : "the largest block", true);
-	halving_fixes(cx, t, chip, &vs);
+	shrink = halving_fixes(cx, t, chip, &vs);
 	if (!j->over_physical &&
 	    vmem_propose_limit(j->total, j->b.physical - j->b.internal, &prop) == 0) {
 		vars_set(&vs, "proposed", ck_printf(cx, "%llu", prop), true);
@@ -249,9 +254,14 @@ report_tpu(struct cctx *cx, struct kcall *k, const struct chip *chip, const stru
 		vars_set(&vs, "limit_where", ck_where(cx, k->vmem_limit_node ? k->vmem_limit_node :
 						      k->params_node ? k->params_node : k->node), true);
 	}
+	/*
+	 * The line to change: a limit that is given but too small, else the
+	 * largest block's number (the pallas_call stays beside it).
+	 */
 	if (k->vmem_limit_node)
-		at = k->vmem_limit_node;
-	ck_report(cx, !all ? "C005" : j->over_physical ? "C002" : "C001", at, at, k, &vs);
+		at = shrink = k->vmem_limit_node;
+	ck_report(cx, !all ? "C005" : j->over_physical ? "C002" : "C001", at, shrink ? shrink : at,
+		  k, &vs);
 	vars_release(&vs);
 }
 

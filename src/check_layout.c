@@ -242,6 +242,7 @@ check_gpu_block(struct cctx *cx, struct kcall *k, struct karg *a, const struct s
 	struct gpu_block_check c;
 	struct vars vs = VARS_INIT;
 	const char *why = NULL;
+	const struct py_node *fix_at;
 
 	memset(&rule, 0, sizeof(rule));
 	rule.triton = strcmp(k->backend, "triton") == 0;
@@ -277,8 +278,9 @@ check_gpu_block(struct cctx *cx, struct kcall *k, struct karg *a, const struct s
 	if (c.nprops && a->spec.block->kind == VAL_TUPLE)
 		for (int i = 0; i < bs->rank; i++)
 			if (bs->dims[i] != c.props[0].dims[i]) {
-				ck_dim_fix(cx, a->spec.block, i, c.props[0].dims[i], 0, &c.props[0], &vs, "fix");
-				ck_report(cx, "L010", dim_node(a->spec.block, i), NULL, k, &vs);
+				fix_at = ck_dim_fix(cx, a->spec.block, i, c.props[0].dims[i], 0,
+						    &c.props[0], &vs, "fix");
+				ck_report(cx, "L010", dim_node(a->spec.block, i), fix_at, k, &vs);
 				vars_release(&vs);
 				return;
 			}
@@ -352,6 +354,7 @@ check_triton_partial(struct cctx *cx, struct kcall *k, struct karg *a)
 {
 	const struct val *b = a->spec.block;
 	struct vars vs = VARS_INIT;
+	const struct py_node *fix_at;
 
 	if (strcmp(k->backend, "triton") != 0 || b->kind != VAL_TUPLE)
 		return false;
@@ -371,8 +374,8 @@ check_triton_partial(struct cctx *cx, struct kcall *k, struct karg *a)
 		vars_set(&vs, "why", ck_printf(cx, "%lld is not a power of two; the Pallas Triton lowering "
 					       "loads and stores only power-of-two sizes", e->i), true);
 		vars_set(&vs, "backend", k->backend, true);
-		ck_dim_fix(cx, b, (int)i, prop.dims[0], 0, &prop, &vs, "fix");
-		ck_report(cx, "L010", dim_node(b, (int)i), NULL, k, &vs);
+		fix_at = ck_dim_fix(cx, b, (int)i, prop.dims[0], 0, &prop, &vs, "fix");
+		ck_report(cx, "L010", dim_node(b, (int)i), fix_at, k, &vs);
 		vars_release(&vs);
 		return true;
 	}

@@ -114,6 +114,12 @@ check_print_text(FILE *out, FILE *err, const struct check_result *r,
 			fputc('\n', out);
 			caret(out, src, f->col, f->end_col, o->color);
 		}
+		if (src && f->use_line && f->use_source) {
+			fprintf(out, "      = used at line %d:\n%5d | ", f->use_line, f->use_line);
+			term_puts_untrusted(out, f->use_source);
+			fputc('\n', out);
+			caret(out, f->use_source, f->use_col, f->use_end_col, o->color);
+		}
 		print_fix(out, f, o->color, 6);
 	}
 	check_counts(r, &e, &w, &n);
@@ -139,6 +145,13 @@ check_json_finding(struct json *arr, const struct check_finding *f)
 		json_add_int(o, "end_column", f->end_col);
 	else
 		json_add_null(o, "end_column");
+	if (f->use_line) {
+		json_add_int(o, "use_line", f->use_line);
+		json_add_int(o, "use_column", f->use_col);
+	} else {
+		json_add_null(o, "use_line");
+		json_add_null(o, "use_column");
+	}
 	json_add_str(o, "class", class_name(f->def->cls));
 	json_add_str(o, "severity", check_severity_name((enum check_severity)f->severity));
 	json_add_str(o, "code", f->def->code);

@@ -72,6 +72,21 @@ sem_is_output(const struct kcall *k, const char *sem)
 	return false;
 }
 
+/* The first read after event i of what the copy writes: its slot only when exact. */
+static const struct kev *
+first_read(const struct kcall *k, size_t i, const struct kdma *d, bool exact)
+{
+	for (size_t j = i + 1; j < k->nev && !d->remote; j++) {
+		const struct kev *e = &k->ev[j];
+
+		if (e->kind != KEV_READ || !e->ref || !same(e->ref->name, d->dst))
+			continue;
+		if (!exact || e->whole || same_slot(e->index, e->ix, d->dst_index, d->dst_ix))
+			return e;
+	}
+	return NULL;
+}
+
 /* S001/S002: every started copy is waited (both halves of a remote one). */
 static void
 check_waits(struct cctx *cx, struct kcall *k)
@@ -107,20 +122,17 @@ check_waits(struct cctx *cx, struct kcall *k)
 			 * copy wrote (the whole buffer, or its slot): the finding is
 			 * there. Without one, at the start.
 			 */
+			const struct kev *read = first_read(k, i, s->dma, true);
 			const struct py_node *at = s->node;
 
+			/* a slot the walk cannot tell apart (i % 2 against 0) may be the one */
+			if (!read)
+				read = first_read(k, i, s->dma, false);
 			vars_set(&vs, "read_where", "", true);
-			for (size_t j = i + 1; j < k->nev && !s->dma->remote; j++) {
-				const struct kev *e = &k->ev[j];
-
-				if (e->kind != KEV_READ || !e->ref || !same(e->ref->name, s->dma->dst) ||
-				    !(e->whole || same_slot(e->index, e->ix, s->dma->dst_index,
-							    s->dma->dst_ix)))
-					continue;
+			if (read) {
 				vars_set(&vs, "read_where", ck_printf(cx, "; %s is read here, the copy "
 					 "starts at %s", s->dma->dst, ck_where(cx, s->node)), true);
-				at = e->node;
-				break;
+				at = read->node;
 			}
 			vars_set(&vs, "how", s->dma->remote ? "remote copy" : "copy", true);
 			ck_report(cx, "S001", at, at, k, &vs);

@@ -65,9 +65,14 @@ struct check_finding {
 	int severity;                   /* enum check_severity: the code's, or a note where a
 					 * compiler rule meets a backend the file does not name */
 	char *file;                     /* as given (a path under the directory walked) */
-	int line, col, end_col;         /* 1-based; end_col 0 when not known */
+	int line, col, end_col;         /* 1-based; end_col 0 when not known. The line to change:
+					 * where the wrong value is written (a constant, a
+					 * default) when that is not where it is used */
+	int use_line, use_col, use_end_col; /* where the value is used (the BlockSpec), when that is
+					 * not line; 0 otherwise */
 	char *message;                  /* one line, with the numbers */
 	char *source;                   /* the source line it points at (at most 400 bytes) */
+	char *use_source;               /* the source line at use_line, or NULL */
 	char *fix;                      /* the concrete change, or NULL */
 	int fix_line;                   /* the line the fix changes (the value's definition) */
 	char *kernel;                   /* the kernel function, or NULL */

@@ -1,4 +1,4 @@
-# expect: L001@45 L002@46
+# expect: L001@35 L002@35
 """Blocked matmul on TPU with a float32 accumulator in VMEM scratch.
 
 The reduction runs over the last grid axis ("arbitrary"); the accumulator

@@ -1,4 +1,4 @@
-# expect: S001@35
+# expect: S001@51
 """Decode-time paged attention for TPU with manual double-buffered DMA.
 
 The KV cache stays in HBM (memory space ANY) as pages; a page table and

@@ -79,7 +79,7 @@ check "triage: the traceback names tiled_mm.py, which is checked" \
 	grep -q '^source       tiled_mm.py (named by the traceback; --no-kernel turns this off)$' "$T/tri"
 check "triage: the rung names the line and value to change" \
 	grep -q 'change: tiled_mm.py:35: bk=1000 -> 1024 (or 896)   (from your source)' "$T/tri"
-check "triage: the source finding is shown" grep -q 'tiled_mm.py:45:31: error: .*\[L001 layout\]' "$T/tri"
+check "triage: the source finding is shown" grep -q 'tiled_mm.py:35:33: error: .*\[L001 layout\]' "$T/tri"
 check "triage: exit status 0 with a kernel" [ "$trc" -eq 0 ]
 tri layout.log --no-kernel
 check "triage --no-kernel: no source" lacks "$T/tri" "source       "
@@ -112,7 +112,7 @@ tri hang.log
 with=$(sed -n 's/.*(confidence \([0-9]*\)%).*/\1/p' "$T/tri")
 check "triage hang: synchronization" grep -q '^synchronization/hang' "$T/tri"
 check "triage hang: the unwaited copy is the diagnosis" \
-	grep -q 'paged.py:35:5: error: the copy from v_hbm into v_buf.at\[slot\] .* never waited' "$T/tri"
+	grep -q 'paged.py:51:13: error: the copy from v_hbm into v_buf.at\[slot\] .* never waited' "$T/tri"
 check "triage hang: the source raises the confidence ($without% -> $with%)" \
 	[ -n "$without" ] && [ -n "$with" ] && [ "$with" -gt "$without" ]
 check "triage hang: the pairing rung names the copy's line" \

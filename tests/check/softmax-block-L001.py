@@ -1,4 +1,4 @@
-# expect: L001@31 L001@32
+# expect: L001@25 L001@25
 """Row softmax over the last axis, one block of rows per grid step (TPU).
 
 The max is subtracted before exp so that large logits cannot overflow;

@@ -1,4 +1,4 @@
-# expect: L010@38 L010@40 L011@15
+# expect: L010@15 L010@15 L011@15
 """Matmul for GPU on the Pallas Triton backend.
 
 Each program computes one (BLOCK_M, BLOCK_N) output tile, looping over K in
