@@ -232,6 +232,16 @@ print_context(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool 
 	}
 }
 
+/* Did the kernel's source give this rung its change (pt/check_triage.h)? */
+static bool
+from_source(const struct rung *r, const struct vars *vs)
+{
+	char key[160];
+
+	snprintf(key, sizeof(key), "source_fix:%s", r->id);
+	return vars_get(vs, key) != NULL;
+}
+
 static void
 print_rung(FILE *fp, const struct ruleset *rs, struct api_render *ar, const struct rung *r,
 	   const struct vars *vs, size_t k, size_t n, bool color)
@@ -246,7 +256,9 @@ print_rung(FILE *fp, const struct ruleset *rs, struct api_render *ar, const stru
 		c_on(color, TERM_RESET), api_render_prose(ar, r->action));
 	/* code as code: never wrapped inside, several lines as lines (pt/snippet.h) */
 	if (*change)
-		snippet_print(fp, "       change: ", change, filled ? "   (from your log)" : NULL, 9);
+		snippet_print(fp, "       change: ", change,
+			      from_source(r, vs) ? "   (from your source)" :
+			      filled ? "   (from your log)" : NULL, 9);
 	fprintf(fp, "       expect: %s\n", api_render_prose(ar, r->expect));
 	for (char **f = r->flags; f && *f; f++) {
 		const struct flag_def *fd = ruleset_find_flag(rs, *f);
@@ -297,6 +309,8 @@ diagnosis_print(FILE *fp, const struct ruleset *rs, const struct verdict *v,
 	print_header(fp, rs, v, o->color);
 	print_evidence(fp, v, o->color);
 	print_context(fp, rs, v, o->color);
+	if (o->extra)
+		o->extra(fp, o->extra_arg, o->color);
 	if (v->cls != CLASS_UNKNOWN) {
 		const struct class_def *cd = &rs->classes[v->cls];
 		const char *note = vars_is(&v->vars, "platform", "gpu") && cd->gpu_interpret_note
@@ -351,7 +365,8 @@ json_ladder(struct json *o, const struct ruleset *rs, const struct verdict *v)
 		json_add_str(r, "family", rungs[i]->family);
 		json_add_str(r, "action", api_render_prose(&ar, rungs[i]->action));
 		json_add_str(r, "change", change);
-		json_add_bool(r, "from_log", filled);
+		json_add_bool(r, "from_log", filled && !from_source(rungs[i], &v->vars));
+		json_add_bool(r, "from_source", from_source(rungs[i], &v->vars));
 		json_add_str(r, "expect", api_render_prose(&ar, rungs[i]->expect));
 		flags = json_add_array(r, "flags");
 		for (char **f = rungs[i]->flags; f && *f; f++) {

@@ -92,33 +92,45 @@ message_of(const struct ruleset *rs, const struct verdict *v, const char *source
 }
 
 int
+github_annotation(FILE *out, const char *level, const char *file, long line, long col,
+		  const char *title, const char *message, const char *workspace)
+{
+	struct buf props = BUF_INIT;
+	char *emsg;
+
+	if (file) {
+		add_property(&props, "file", relative_to(file, workspace));
+		if (line > 0)
+			buf_addf(&props, ",line=%ld", line);
+		if (col > 0)
+			buf_addf(&props, ",col=%ld", col);
+	}
+	add_property(&props, "title", title);
+	emsg = github_escape(message, false);
+	fprintf(out, "::%s%s::%s\n", level, props.data, emsg);
+	free(emsg);
+	buf_release(&props);
+	return ferror(out) ? -1 : 0;
+}
+
+int
 github_annotate(FILE *out, const struct ruleset *rs, const struct verdict *v,
 		const char *source, const char *workspace, bool quiet_unknown)
 {
-	struct buf props = BUF_INIT;
-	char *lab = class_label(v->cls, v->subkind), *title, *msg, *emsg;
+	char *lab = class_label(v->cls, v->subkind), *title, *msg;
+	int ret;
 
 	if (v->cls == CLASS_UNKNOWN && quiet_unknown) {
 		free(lab);
 		return 0;
 	}
-	if (v->loc.file) {
-		add_property(&props, "file", relative_to(v->loc.file, workspace));
-		if (v->loc.line > 0)
-			buf_addf(&props, ",line=%ld", v->loc.line);
-		if (v->loc.col > 0)
-			buf_addf(&props, ",col=%ld", v->loc.col);
-	}
 	title = v->cls == CLASS_UNKNOWN ? xstrdup("pallas-triage: no Pallas failure recognised") :
 		xasprintf("pallas-triage: %s", lab);
-	add_property(&props, "title", title);
 	msg = message_of(rs, v, source);
-	emsg = github_escape(msg, false);
-	fprintf(out, "::%s%s::%s\n", v->cls == CLASS_UNKNOWN ? "notice" : "error", props.data, emsg);
+	ret = github_annotation(out, v->cls == CLASS_UNKNOWN ? "notice" : "error", v->loc.file,
+				v->loc.line, v->loc.col, title, msg, workspace);
 	free(lab);
 	free(title);
 	free(msg);
-	free(emsg);
-	buf_release(&props);
-	return ferror(out) ? -1 : 0;
+	return ret;
 }

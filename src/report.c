@@ -329,6 +329,7 @@ build_history(struct report *r, const struct session *s, const struct ruleset *r
 		ra->cls_after = rlabel(a->cls_after, a->subkind_after);
 		ra->log = rdup(r, a->log);
 		ra->note = rdup(r, a->note);
+		ra->kernel = rdup(r, a->kernel_diff);
 		ra->time = rdup(r, a->time);
 	}
 	r->natt = s->nattempts;
@@ -521,6 +522,7 @@ attempts_free(struct report_attempt *att, size_t n)
 		free(att[i].cls_after);
 		free(att[i].log);
 		free(att[i].note);
+		free(att[i].kernel);
 		free(att[i].time);
 	}
 	free(att);

@@ -85,6 +85,7 @@ history(struct json *o, const struct report *r)
 		json_add_str(e, "class_after", t->cls_after);
 		json_add_str(e, "log", t->log);
 		json_add_str(e, "note", t->note);
+		json_add_str(e, "kernel", t->kernel);
 		json_add_str(e, "time", t->time);
 	}
 	strv(o, "skipped", r->skipped, r->nskipped);

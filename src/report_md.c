@@ -255,12 +255,12 @@ md_attempts(const struct report *r, FILE *fp)
 		else
 			fputs("(not described)", fp);
 		fprintf(fp, " | %s | %s |\n", a->result, a->cls_after);
-		notes = notes || a->note || a->log;
+		notes = notes || a->note || a->log || a->kernel;
 	}
 	if (notes)
 		fputc('\n', fp);
 	for (size_t i = 0; i < r->natt; i++) {
-		if (!r->att[i].note && !r->att[i].log)
+		if (!r->att[i].note && !r->att[i].log && !r->att[i].kernel)
 			continue;
 		fprintf(fp, "- Attempt %d: ", r->att[i].n);
 		if (r->att[i].note)
@@ -268,6 +268,10 @@ md_attempts(const struct report *r, FILE *fp)
 		if (r->att[i].log) {
 			fputs(r->att[i].note ? ". Its log: " : "its log: ", fp);
 			md_code(fp, r->att[i].log, false);
+		}
+		if (r->att[i].kernel) {
+			fputs(r->att[i].note || r->att[i].log ? ". The kernel: " : "the kernel: ", fp);
+			md_text(fp, r->att[i].kernel);
 		}
 		fputs(".\n", fp);
 	}

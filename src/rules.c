@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt/checktab.h"
 #include "pt/chips.h"
 #include "pt/gpus.h"
 #include "pt/jaxapi.h"
@@ -190,6 +191,7 @@ ruleset_free(struct ruleset *rs)
 	run_texts_free(rs);
 	chiptab_free(rs->chips);
 	jaxapi_free(rs->api);
+	checktab_free(rs->checks);
 	for (size_t i = 0; i < rs->nfiles; i++)
 		free(rs->files[i]);
 	free(rs->files);
@@ -998,7 +1000,8 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 	static const char *const keys[] = {
 		"schema_version", "rules", "classes", "ladders", "flags", "codes", "facts", "chips",
 		"dtypes", "gpus", "contexts", "confidence", "jax_api", "jax_gaps", "jax_releases",
-		"more_info", "run_texts", "run_pass", NULL,
+		"more_info", "run_texts", "run_pass", "checks", "check_modules", "check_primitives",
+		NULL,
 	};
 	struct ydoc doc = YDOC_INIT;
 	size_t before = d->nerrors;
@@ -1032,6 +1035,8 @@ ruleset_load_buf(struct ruleset *rs, const char *buf, size_t len, const char *na
 		run_pass_parse(rs, sec, name, d);
 	parse_jax_api(rs, root, name, d);
 	more_info_parse(rs, root, name, d);
+	checktab_parse(&rs->checks, ynode_get(root, "checks"), ynode_get(root, "check_modules"),
+		       ynode_get(root, "check_primitives"), name, d);
 out:
 	ydoc_release(&doc);
 	return d->nerrors > before ? -1 : 0;
@@ -1113,6 +1118,7 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 	if (rs->chips)
 		chiptab_finish(rs->chips, d);
 	jaxapi_finish(rs->api, d);
+	checktab_finish(rs, d);
 	/* a cached set passed the lint when it was written; it costs 0.4 ms a run */
 	if (!rs->from_cache)
 		jaxapi_lint(rs, d);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "pt/buf.h"
+#include "pt/checktab.h"
 #include "pt/chips.h"
 #include "pt/jaxapi.h"
 #include "pt/match.h"
@@ -458,6 +459,7 @@ rules_cache_load(const char *key)
 	get_sections(&r, rs);
 	rs->chips = cache_get_chips(&r);
 	rs->api = cache_get_api(&r);
+	rs->checks = cache_get_checks(&r);
 	get_code(&r, &code);
 	if (r.bad || r.p != r.end || ruleset_finish(rs, &d) < 0 || attach_code(rs, &code) < 0)
 		goto miss;
@@ -491,6 +493,7 @@ rules_cache_save(const struct ruleset *rs, const char *key)
 	put_sections(&b, rs);
 	cache_put_chips(&b, rs->chips);
 	cache_put_api(&b, rs->api);
+	cache_put_checks(&b, rs->checks);
 	put_code(&b, rs);
 	cache_put_u64(&b, rules_cache_checksum(b.data + 8, b.len - 8));
 	if (util_mkdirs(dir, NULL) == 0 && util_write_atomic(path, b.data, b.len, NULL) == 0)

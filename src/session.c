@@ -133,6 +133,8 @@ attempt_release(struct attempt *a)
 	free(a->key_line);
 	free(a->rung_values);
 	free(a->note);
+	free(a->kernel_copy);
+	free(a->kernel_diff);
 	free(a->time);
 }
 

@@ -83,6 +83,8 @@ attempt_to_json(struct json *o, const struct attempt *a)
 	json_add_str(o, "key_line", a->key_line);
 	json_add_str(o, "rung_values", a->rung_values);
 	json_add_str(o, "note", a->note);
+	json_add_str(o, "kernel_copy", a->kernel_copy);
+	json_add_str(o, "kernel_diff", a->kernel_diff);
 	json_add_str(o, "time", a->time);
 }
 
@@ -708,6 +710,9 @@ load_attempt(struct jp *j, const struct json *e, const char *where, struct attem
 	a->key_line = jstr(j, e, where, "key_line", true);
 	a->rung_values = jstr(j, e, where, "rung_values", true);
 	a->note = jstr(j, e, where, "note", true);
+	/* a name in logs/, never a path: a planted one cannot point elsewhere */
+	a->kernel_copy = jid(j, e, where, "kernel_copy", true, "file name");
+	a->kernel_diff = jstr(j, e, where, "kernel_diff", true);
 	a->time = jtime(j, e, where, "time");
 }
 

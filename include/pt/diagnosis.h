@@ -22,6 +22,9 @@ struct diagnosis_opts {
 	bool whole_ladder;   /* every applicable rung, not only the first */
 	bool no_ladder;      /* no rung and no next steps: a walk follows and shows them */
 	const char *source;  /* the log's name, for the header */
+	/* printed after the contexts, before the ladder (triage's kernel source), or NULL */
+	void (*extra)(FILE *fp, void *arg, bool color);
+	void *extra_arg;
 };
 
 

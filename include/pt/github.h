@@ -30,6 +30,14 @@
 int github_annotate(FILE *out, const struct ruleset *rs, const struct verdict *v,
 		    const char *source, const char *workspace, bool quiet_unknown);
 
+/*
+ * One workflow command: `::LEVEL file=...,line=...,col=...,title=...::MESSAGE`
+ * (level "error", "warning" or "notice"; file may be NULL, line and col 0
+ * when not known), every part escaped as above. Returns -1 on a write error.
+ */
+int github_annotation(FILE *out, const char *level, const char *file, long line, long col,
+		      const char *title, const char *message, const char *workspace);
+
 /* s escaped as a workflow command's message (property: as a property value); a new string. */
 char *github_escape(const char *s, bool property);
 

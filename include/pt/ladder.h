@@ -34,7 +34,9 @@ size_t ladder_for_backend(const struct ruleset *rs, enum pt_class cls, const str
  * Returns a new string: the rung's change filled from vs, or its fallback
  * when a value is missing, with every ${api:NAME} spelled for the JAX
  * version in vs (jax_version). *filled (may be NULL) says whether values
- * from the log went in.
+ * from the log went in. When vs holds `source_fix:RUNG-ID` (the kernel's
+ * source was checked, pt/check_triage.h), that is the change: the line and
+ * value to edit.
  */
 char *ladder_change_text(const struct ruleset *rs, const struct rung *r, const struct vars *vs,
 			 bool *filled);

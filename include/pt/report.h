@@ -30,6 +30,7 @@ struct report_kv {
 struct report_attempt {
 	int n;
 	char *rung, *change, *result, *cls_after, *log, *note, *time;
+	char *kernel;               /* what changed in the session's kernel, or NULL */
 };
 
 struct report_next {

@@ -16,6 +16,7 @@
 struct match;
 struct chiptab;
 struct jaxapi;
+struct checktab;
 
 /* The prefilter indexes 4-byte windows: a shorter literal cannot be found. */
 #define RULE_MIN_LITERAL 4
@@ -285,6 +286,7 @@ struct ruleset {
 	struct jaxapi *api;         /* the JAX API table; NULL when no jax-api.yaml was loaded */
 	char **more_info;           /* what every escalation report asks for (top-level
 				     * `more_info`), after the classes' own; may be NULL */
+	struct checktab *checks;    /* the source checker's data (check.yaml); may be NULL */
 	bool from_cache;            /* loaded from the rules cache, which holds only checked sets */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;

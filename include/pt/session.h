@@ -106,6 +106,11 @@ struct attempt {
 				     * was tried ("name=value; ..."), or NULL: a rung is offered
 				     * again only when a later log gives it other values */
 	char *note;                 /* what the tool concluded, or NULL */
+	char *kernel_copy;          /* the session's kernel as it was after this attempt: a
+				     * file name in the session's logs/ (pt/session_kernel.h),
+				     * or NULL */
+	char *kernel_diff;          /* what changed in it since the attempt before, and what
+				     * the check finds now, or NULL: no kernel */
 	char *time;                 /* ISO-8601 UTC */
 };
 

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "logread.h"
 #include "pt/session.h"
+#include "pt/session_kernel.h"
 #include "pt/sha256.h"
 #include "pt/session_print.h"
 #include "pt/term.h"
@@ -188,6 +189,7 @@ record(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a,
 	struct verdict nv;
 	char *kept = NULL;
 	bool have = false;
+	size_t before;
 	int rc = -1;
 
 	if (s->status != SESSION_IN_PROGRESS)
@@ -219,7 +221,10 @@ record(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a,
 		}
 		have = true;
 	}
+	before = s->nattempts;
 	rc = session_record(s, rs, &a->in, have ? &nv : NULL, session_txn_now(t), nw, err);
+	if (rc >= 0 && s->nattempts > before)
+		session_kernel_recheck(t, rs);
 out:
 	if (have)
 		verdict_release(&nv);

@@ -21,6 +21,7 @@
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_attempt_entry,
+	&cmd_check_entry,
 	&cmd_check_block_entry,
 	&cmd_explain_entry,
 	&cmd_help_entry,

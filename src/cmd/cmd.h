@@ -85,6 +85,7 @@ void cmd_wrap_open(struct wrap_out *o, FILE *fp);
 const char *cmd_session_dir(const struct pt_ctx *ctx);
 
 extern const struct cmd_entry cmd_attempt_entry;
+extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_check_block_entry;
 extern const struct cmd_entry cmd_explain_entry;
 extern const struct cmd_entry cmd_help_entry;

@@ -35,6 +35,7 @@
 #include "pt/run_series.h"
 #include "pt/runner.h"
 #include "pt/session.h"
+#include "pt/session_kernel.h"
 #include "pt/session_print.h"
 #include "pt/term.h"
 #include "pt/util.h"
@@ -335,6 +336,7 @@ session_conclude(struct run_session *rsn, const struct run_args *a, const struct
 		free(log);
 		if (rec < 0)
 			goto out;
+		session_kernel_recheck(&rsn->t, rs);
 		if (!s->attempts[s->nattempts - 1].note)
 			s->attempts[s->nattempts - 1].note = run_attempt_note(sum->rec, sum->done,
 									      sum->cmp, a->timeout);

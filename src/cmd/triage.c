@@ -17,6 +17,7 @@
 
 #include "pt/advice.h"
 #include "pt/buf.h"
+#include "pt/check_triage.h"
 #include "pt/classify.h"
 #include "cmd.h"
 #include "pt/diagnosis.h"
@@ -36,7 +37,7 @@ static int cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx);
 const struct cmd_entry cmd_triage_entry = {
 	.name = "triage",
 	.usage = "[triage] [--json | --format FMT] [--quiet] [--no-input] [--answers FILE]\n"
-		 "       [--kernel FILE] [--jax VERSION] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
+		 "       [--kernel FILE | --no-kernel] [--jax VERSION] [--redact] [--rules DIR] [--color WHEN] [LOG | -]",
 	.summary = "classify a Pallas failure log and show the fix ladder",
 	.help =
 	"options:\n"
@@ -46,7 +47,9 @@ const struct cmd_entry cmd_triage_entry = {
 	"  -q, --quiet       do not echo a piped log as it streams in\n"
 	"  --no-input        never ask questions; print the diagnosis and the whole ladder\n"
 	"  --answers FILE    walk the ladder with the answers in FILE ('-': stdin), see docs/sessions.md\n"
-	"  --kernel FILE     save FILE.pre-debug before the first attempt (never overwritten)\n"
+	"  --kernel FILE     the kernel's source: check it (docs/check.md) and name in each rung\n"
+	"                    the line to change; save FILE.pre-debug before the first attempt\n"
+	"  --no-kernel       do not check the source file the log's traceback names\n"
 	"  --jax VERSION     the JAX release that ran, over the one the log names: advice is\n"
 	"                    spelled for it\n"
 	"  --redact          mask home paths and host names in the escalation report\n"
@@ -71,7 +74,7 @@ const struct cmd_entry cmd_triage_entry = {
 	.run = cmd_triage_run,
 };
 
-enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT, OPT_FORMAT, OPT_JAX };
+enum { OPT_JSON = 1, OPT_ANSWERS, OPT_KERNEL, OPT_REDACT, OPT_FORMAT, OPT_JAX, OPT_NO_KERNEL };
 
 static const struct option triage_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -80,6 +83,7 @@ static const struct option triage_options[] = {
 	{ "answers", required_argument, NULL, OPT_ANSWERS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "jax", required_argument, NULL, OPT_JAX },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
 	{ "redact", no_argument, NULL, OPT_REDACT },
 	CMD_GLOBAL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -94,6 +98,8 @@ struct triage_args {
 	const char *path;           /* "-" for stdin */
 	const char *name;           /* as shown: "<stdin>" for stdin */
 	const char *jax;            /* --jax VERSION, or NULL */
+	bool no_kernel;             /* --no-kernel: no source from the traceback */
+	struct source_link *src;    /* the kernel's source, checked, or NULL */
 };
 
 /* ------------------------------------------------------------ output */
@@ -102,17 +108,26 @@ struct show_ctx {
 	struct pt_ctx *ctx;
 	const struct verdict *v;
 	const char *name;
+	const struct source_link *src;
 };
 
 static void
+print_source(FILE *fp, void *arg, bool color)
+{
+	check_triage_print(fp, arg, color);
+}
+
+static void
 print_text(struct pt_ctx *ctx, const struct verdict *v, const char *name, bool whole_ladder,
-	   const char *why)
+	   const char *why, const struct source_link *src)
 {
 	struct diagnosis_opts o = {
 		.color = cmd_use_color(ctx, stdout),
 		.whole_ladder = whole_ladder,
 		.no_ladder = !whole_ladder,    /* the walk that follows shows each rung */
 		.source = name,
+		.extra = src ? print_source : NULL,
+		.extra_arg = (void *)src,
 	};
 	struct wrap_out wo;
 
@@ -131,7 +146,7 @@ show(void *arg, bool whole_ladder, const char *why)
 {
 	struct show_ctx *sc = arg;
 
-	print_text(sc->ctx, sc->v, sc->name, whole_ladder, why);
+	print_text(sc->ctx, sc->v, sc->name, whole_ladder, why, sc->src);
 	fflush(stdout);
 }
 
@@ -191,6 +206,8 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 			return cmd_usage_error(e, "--jax '%s' is not a JAX release such as 0.4.35", optarg);
 		else if (c == OPT_JAX)
 			a->jax = optarg;
+		else if (c == OPT_NO_KERNEL)
+			a->no_kernel = true;
 		else if (c == OPT_REDACT)
 			a->wo.redact = true;
 		else if ((rc = cmd_global_option(e, ctx, c, optarg)) != 0)
@@ -198,6 +215,8 @@ parse_args(int argc, char **argv, struct pt_ctx *ctx, struct triage_args *a)
 	}
 	if ((rc = cmd_check_args(e, argc, optind)) != 0)
 		return rc;
+	if (a->no_kernel && a->wo.kernel)
+		return cmd_usage_error(e, "--kernel and --no-kernel cannot both be given");
 	a->path = optind < argc ? argv[optind] : "-";
 	a->name = strcmp(a->path, "-") == 0 ? "<stdin>" : a->path;
 	if (strcmp(a->path, "-") == 0 && optind == argc && isatty(STDIN_FILENO))
@@ -248,13 +267,13 @@ conclude(struct pt_ctx *ctx, struct triage_args *a, const struct logread *lr,
 		print_text(ctx, v, a->name, true, "interrupted while the log was still coming: "
 			   "this is what came so far, and nothing was recorded; if the program "
 			   "hangs, 'pallas-triage run --timeout SECONDS -- COMMAND' stops it and "
-			   "diagnoses the hang");
+			   "diagnoses the hang", a->src);
 		return 128 + SIGINT;
 	}
 	if (a->format != FORMAT_TEXT)
 		return print_machine(ctx, a, v);
 	if (walk) {
-		struct show_ctx sc = { ctx, v, a->name };
+		struct show_ctx sc = { ctx, v, a->name, a->src };
 		struct session_log sl = logread_session_log(lr);
 
 		logread_warn_cut(lr);
@@ -264,7 +283,7 @@ conclude(struct pt_ctx *ctx, struct triage_args *a, const struct logread *lr,
 		fflush(stdout);
 		return walk_loop(ctx->rules, v, &sl, &a->wo, show, &sc);
 	}
-	print_text(ctx, v, a->name, true, unrecorded_note(ctx, lr));
+	print_text(ctx, v, a->name, true, unrecorded_note(ctx, lr), a->src);
 	return verdict_status(v);
 }
 
@@ -279,9 +298,42 @@ print_machine(struct pt_ctx *ctx, const struct triage_args *a, const struct verd
 		return verdict_status(v);
 	}
 	j = diagnosis_json(ctx->rules, v, a->name);
+	if (a->src)
+		check_triage_json(j, a->src);
 	json_print(j, stdout);
 	json_free(j);
 	return verdict_status(v);
+}
+
+/*
+ * Check the kernel's source: --kernel FILE, or the file the traceback names
+ * when it is under the working directory (said in the output). Returns -1
+ * when the rules cannot check at all (the error is printed).
+ */
+static int
+link_source(struct pt_ctx *ctx, struct triage_args *a, struct verdict *v, struct source_link *src)
+{
+	struct pt_err err = PT_ERR_INIT;
+	char *found = NULL;
+	const char *path = a->wo.kernel, *how = "--kernel";
+	int rc = 0;
+
+	if (v->nbytes == 0 || !ctx->rules->checks)
+		return 0;
+	if (!path && !a->no_kernel && (found = check_triage_find(v, "."))) {
+		path = found;
+		how = "traceback";
+	}
+	if (path) {
+		if (check_triage_link(ctx->rules, v, path, how, src, &err) < 0) {
+			pt_report(&err);
+			rc = -1;
+		} else {
+			a->src = src;
+		}
+	}
+	free(found);
+	return rc;
 }
 
 static int
@@ -292,6 +344,7 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct known_ctx known;
 	struct logread lr;
 	struct verdict v;
+	struct source_link src = SOURCE_LINK_INIT;
 	bool walk;
 	int rc;
 
@@ -316,8 +369,14 @@ cmd_triage_run(int argc, char **argv, struct pt_ctx *ctx)
 	}
 	if (lr.echoed)
 		fputc('\n', stdout);
+	if (link_source(ctx, &a, &v, &src) < 0) {
+		logread_release(&lr);
+		verdict_release(&v);
+		return PT_EXIT_DATA;
+	}
 	rc = conclude(ctx, &a, &lr, &v, walk);
 	logread_release(&lr);
 	verdict_release(&v);
+	source_link_release(&src);
 	return rc;
 }

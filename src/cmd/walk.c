@@ -23,6 +23,7 @@
 #include "pt/diag.h"
 #include "pt/ladder.h"
 #include "pt/session.h"
+#include "pt/session_kernel.h"
 #include "pt/session_print.h"
 #include "pt/sha256.h"
 #include "pt/suggest.h"
@@ -456,6 +457,7 @@ finish_attempt(struct walk *w, const struct rung *r, struct pt_err *err)
 	struct session_known sk;
 	struct verdict nv;
 	bool have = false;
+	size_t before;
 	int rc;
 
 	/* any result's log is read: its numbers are the next rung's */
@@ -471,12 +473,15 @@ finish_attempt(struct walk *w, const struct rung *r, struct pt_err *err)
 		if (in.result == RESULT_NEW)
 			print_new_verdict(w->out, &nv);
 	}
+	before = w->t.s->nattempts;
 	rc = session_record(w->t.s, w->rs, &in, have ? &nv : NULL, session_txn_now(&w->t), &nw,
 			    err);
 	if (have)
 		verdict_release(&nv);
 	if (rc < 0)
 		return END_ERROR;
+	if (w->t.s->nattempts > before)
+		session_kernel_recheck(&w->t, w->rs);
 	if (in.result != RESULT_NA)
 		fprintf(w->out, "  recorded attempt %zu of %d: %s\n", w->t.s->nattempts,
 			SESSION_ATTEMPT_CAP,

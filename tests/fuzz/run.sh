@@ -37,6 +37,13 @@ for f in "$R"/classify/*; do
 	pt --rules "$SRC/rules" --no-input "$f"
 	clean "binary: classify/$(basename "$f")" 0 1 3
 done
+# a kernel source: checked within 10 s (a slow input was a fuzz finding too)
+for f in "$R"/check/*; do
+	[ -f "$f" ] || continue
+	timeout 10 "$PT" --rules "$SRC/rules" check "$f" >"$T/out" 2>"$T/err"
+	rc=$?
+	clean "binary: check/$(basename "$f")" 0 1 3
+done
 for f in "$R"/rules/*; do
 	[ -f "$f" ] || continue
 	rm -rf "$T/r" && mkdir "$T/r" && cp "$f" "$T/r/rules.yaml"

@@ -9,7 +9,7 @@ out=${1:-$SRC/build-fuzz/seeds}
 corpus=$SRC/../shared/corpus/cases
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-mkdir -p "$out/rules" "$out/classify" "$out/session" "$out/pack" "$out/cache"
+mkdir -p "$out/rules" "$out/classify" "$out/session" "$out/pack" "$out/cache" "$out/check"
 put() { # target, file
 	[ -f "$2" ] || return 0
 	cp "$2" "$out/$1/$(basename "$(dirname "$2")")-$(basename "$2")"
@@ -39,6 +39,10 @@ for f in "$SRC"/tests/fuzz/regressions/pack/*; do put pack "$f"; done
 for f in "$SRC"/tests/*/*.log "$SRC"/tests/*/*/*.log "$SRC"/docs/examples/*.log "$corpus"/*.log \
 	 "$SRC"/tests/fuzz/regressions/classify/*; do
 	put classify "$f"
+done
+# kernel sources: the check fixtures
+for f in "$SRC"/tests/check/*.py "$SRC"/tests/check/text/*.py "$SRC"/tests/fuzz/regressions/check/*; do
+	put check "$f"
 done
 # sessions: the test fixtures, plus real sessions made by the binary when it is built
 for f in "$SRC"/tests/*/*.json "$SRC"/tests/*/*session*.json "$SRC"/tests/fuzz/regressions/session/*; do

@@ -155,6 +155,23 @@ await test('sdk: the calculators, checked against their output schemas', async (
 	assert.equal(r.structuredContent.limit_bytes, 32 * 1024 * 1024);
 });
 
+await test('sdk: check reads a kernel source and points at the line to change', async () => {
+	const kernel = path.join(SRC, 'tests/check/matmul-block-L001.py');
+	let r = await client.callTool({ name: 'check', arguments: { path: kernel } });
+	assert.ok(!r.isError, text(r));
+	const l001 = r.structuredContent.findings.find((f) => f.code === 'L001');
+	assert.ok(l001, 'an L001 finding');
+	assert.equal(l001.class, 'layout');
+	assert.equal(l001.line, 35);
+	assert.equal(l001.use_line, 45);
+	assert.match(l001.fix, /bk=1000 -> 1024/);
+	r = await client.callTool({ name: 'check', arguments: { path: path.join(SRC, 'tests/check/matmul.py') } });
+	assert.ok(!r.isError, text(r));
+	assert.equal(r.structuredContent.findings.length, 0);
+	r = await client.callTool({ name: 'check', arguments: { path: kernel, chip: 'v99' } });
+	assert.ok(r.isError);
+});
+
 await test('sdk: explain a class, and a name that is nothing', async () => {
 	let r = await client.callTool({ name: 'explain', arguments: { name: 'capacity' } });
 	assert.ok(!r.isError, text(r));

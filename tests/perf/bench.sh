@@ -207,3 +207,9 @@ hyperfine -N -i --warmup 1 --runs 5 --output=pipe --export-json "$D/h-scan.json"
 
 echo "== summary"
 python3 "$B/summary.py" "$D" "$B/baseline.tsv" "$INPUTS" "${BASE:+baseline}"
+
+# ---- issue 25: `check` on a 1,000-line kernel file (target < 10 ms, docs/check.md)
+python3 "$B/gen_check.py" "$D/check-1000.py" 1000
+"$PT" check "$D/check-1000.py" || { echo "bench: check-1000.py should be clean" >&2; exit 1; }
+hyperfine -N --warmup 3 --runs 40 --output=pipe --export-json "$D/h-check.json" "$PT check $D/check-1000.py"
+python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["results"][0]["median"] * 1e3; print("check, 1,000-line file: %.2f ms (target < 10 ms): %s" % (t, "met" if t < 10 else "NOT met"))' "$D/h-check.json"

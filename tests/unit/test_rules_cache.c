@@ -19,6 +19,7 @@
 
 #include "pt/chips.h"
 #include "pt/gpus.h"
+#include "pt/checktab.h"
 #include "pt/jaxapi.h"
 #include "pt/match.h"
 #include "pt/rules.h"
@@ -478,6 +479,55 @@ same_api(const struct jaxapi *a, const struct jaxapi *b)
  * size means a field was added or removed: make rules_cache*.c write and
  * read it, compare it above, then update the number here.
  */
+/* The source checker's table (check.yaml): every field of every entry. */
+static void
+same_checks(const struct checktab *a, const struct checktab *b)
+{
+	same_int("checks", "present", a != NULL, b != NULL);
+	if (!a || !b)
+		return;
+	same_int("checks", "ndefs", (long long)a->ndefs, (long long)b->ndefs);
+	for (size_t i = 0; i < a->ndefs && i < b->ndefs; i++) {
+		const struct check_def *x = a->defs[i], *y = b->defs[i];
+		const char *w = x->code;
+
+		same_str(w, "code", x->code, y->code);
+		same_str(w, "name", x->name, y->name);
+		same_int(w, "cls", x->cls, y->cls);
+		same_int(w, "severity", x->severity, y->severity);
+		same_str(w, "summary", x->summary, y->summary);
+		same_str(w, "message", x->message, y->message);
+		same_str(w, "fix", x->fix, y->fix);
+		same_strv(w, "rung_ids", x->rung_ids, y->rung_ids);
+		same_strv(w, "rung_fixes", x->rung_fixes, y->rung_fixes);
+		same_str(w, "explain", x->explain, y->explain);
+		same_str(w, "file", x->file, y->file);
+		same_int(w, "line", x->line, y->line);
+		same_int(w, "compiled", x->compiled, y->compiled);
+	}
+	same_int("checks", "nmods", (long long)a->nmods, (long long)b->nmods);
+	for (size_t i = 0; i < a->nmods && i < b->nmods; i++) {
+		same_str("module", "module", a->mods[i]->module, b->mods[i]->module);
+		same_str("module", "prefix", a->mods[i]->prefix, b->mods[i]->prefix);
+	}
+	same_int("checks", "nprims", (long long)a->nprims, (long long)b->nprims);
+	for (size_t i = 0; i < a->nprims && i < b->nprims; i++) {
+		const struct check_prim *x = a->prims[i], *y = b->prims[i];
+		const char *w = x->id;
+
+		same_str(w, "id", x->id, y->id);
+		same_strv(w, "calls", x->calls, y->calls);
+		same_strv(w, "dtypes", x->dtypes, y->dtypes);
+		same_strv(w, "backends", x->backends, y->backends);
+		same_range(w, "lowered_in", &x->lowered_in, &y->lowered_in);
+		same_str(w, "what", x->what, y->what);
+		same_str(w, "fix", x->fix, y->fix);
+		same_str(w, "source", x->source, y->source);
+		same_str(w, "file", x->file, y->file);
+		same_int(w, "line", x->line, y->line);
+	}
+}
+
 static void
 test_struct_sizes(void)
 {
@@ -500,7 +550,11 @@ test_struct_sizes(void)
 	SIZE(struct fact_def, 40);
 	SIZE(struct run_text, 48);
 	SIZE(struct run_pass, 32);
-	SIZE(struct ruleset, 1392);
+	SIZE(struct ruleset, 1400);
+	SIZE(struct check_def, 88);
+	SIZE(struct check_module, 16);
+	SIZE(struct check_prim, 120);
+	SIZE(struct checktab, 72);
 	SIZE(struct chip, 152);
 	SIZE(struct chip_matmul, 24);
 	SIZE(struct chip_dispute, 24);
@@ -717,6 +771,7 @@ test_round_trip(void)
 		same_tables(a, b);
 		same_chiptab(a->chips, b->chips);
 		same_api(a->api, b->api);
+		same_checks(a->checks, b->checks);
 	}
 	/* a key of another build (its source hash is on the first line) is a miss */
 	{
