@@ -15,6 +15,7 @@
 #include "pt/mcp.h"
 #include "pt/mcp_tools.h"
 #include "pt/rules.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
 
 enum {
@@ -377,18 +378,6 @@ do_templates_list(struct rpc *q)
 	return respond(q, r, TTL_LISTS, "public");
 }
 
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* s[0..n) with %XX decoded, or NULL when an escape is bad or a NUL. Free it. */
 static char *
 percent_decode(const char *s, size_t n)
@@ -402,7 +391,7 @@ percent_decode(const char *s, size_t n)
 			*o++ = s[i];
 			continue;
 		}
-		if (n - i < 3 || (hi = hex_digit(s[i + 1])) < 0 || (lo = hex_digit(s[i + 2])) < 0 ||
+		if (n - i < 3 || (hi = util_hex_digit(s[i + 1])) < 0 || (lo = util_hex_digit(s[i + 2])) < 0 ||
 		    (hi == 0 && lo == 0)) {
 			free(out);
 			return NULL;

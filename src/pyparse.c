@@ -18,6 +18,7 @@
 
 #include "pt/pyast.h"
 #include "pt/pytok.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
 
 /* Past this many problems the source is not Python: stop reading it. */
@@ -393,18 +394,6 @@ node_from(struct parser *p, enum py_kind k, const struct py_node *first)
 
 /* ------------------------------------------------------------ literals */
 
-static int
-hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Append one literal's value to out (cap bytes, *n used): the common escapes are decoded. */
 static void
 decode_string(const struct pyt_token *t, char *out, size_t *n, int *kind)
@@ -441,8 +430,8 @@ decode_string(const struct pyt_token *t, char *out, size_t *n, int *kind)
 		case '\\': case '\'': case '"': out[(*n)++] = *s++; break;
 		case '\n': s++; break;
 		case 'x':
-			if (s + 2 < e && hex_val(s[1]) >= 0 && hex_val(s[2]) >= 0) {
-				out[(*n)++] = (char)(hex_val(s[1]) * 16 + hex_val(s[2]));
+			if (s + 2 < e && util_hex_digit(s[1]) >= 0 && util_hex_digit(s[2]) >= 0) {
+				out[(*n)++] = (char)(util_hex_digit(s[1]) * 16 + util_hex_digit(s[2]));
 				s += 3;
 				break;
 			}

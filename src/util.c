@@ -494,3 +494,15 @@ util_shell_join(char *const *argv)
 	}
 	return buf_detach(&b, NULL);
 }
+
+int
+util_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

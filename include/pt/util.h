@@ -65,6 +65,8 @@ bool util_is_dir(const char *path);
 bool util_is_file(const char *path);
 /* Does the NULL-terminated list v (may be NULL) hold s? */
 bool util_strv_has(char *const *v, const char *s);
+/* The value of a hex digit (either case), or -1. */
+int util_hex_digit(char c);
 
 /*
  * The names in dir that keep() accepts (all when keep is NULL), without
