@@ -605,6 +605,95 @@ traced_op(struct interp *in, int op, struct val *a, struct val *b, const struct 
 static struct val *dot(struct interp *in, struct val *a, struct val *b, struct val *pref,
 		       const struct py_node *node);
 
+/* jnp functions that keep their array operands' broadcast shape (their other arguments are numbers). */
+static bool
+host_elementwise(const char *name)
+{
+	static const char *const names[] = {
+		"jnp.abs", "jnp.round", "jnp.rint", "jnp.clip", "jnp.floor", "jnp.ceil", "jnp.exp",
+		"jnp.log", "jnp.sqrt", "jnp.tanh", "jnp.sign", "jnp.negative", "jnp.maximum",
+		"jnp.minimum", "jnp.add", "jnp.subtract", "jnp.multiply", "jnp.divide", NULL,
+	};
+
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool
+host_reduction(const char *name)
+{
+	return strcmp(name, "jnp.max") == 0 || strcmp(name, "jnp.min") == 0 ||
+	       strcmp(name, "jnp.amax") == 0 || strcmp(name, "jnp.amin") == 0 ||
+	       strcmp(name, "jnp.sum") == 0 || strcmp(name, "jnp.mean") == 0;
+}
+
+/* A host reduction of an example array over one axis (or all): its shape, keepdims or not. */
+static struct val *
+host_reduce(struct cctx *cx, const struct acall *c, const struct py_node *node)
+{
+	const struct val *x = arg(c, 0, "a"), *axis = arg(c, 1, "axis"), *keep = arg(c, 99, "keepdims");
+	bool keepdims = keep && keep->kind == VAL_BOOL && keep->i;
+	struct val *r;
+	long long ax;
+
+	if (!x || x->kind != VAL_ARRAY || !x->has_shape || x->shape.ellipsis || !x->dt)
+		return val_unknown(cx, NULL, node);
+	r = val_new(cx, VAL_ARRAY, node);
+	r->dt = x->dt;
+	r->has_shape = true;
+	r->shape.rank = 0;
+	if (!axis || axis->kind == VAL_NONE) {
+		for (int i = 0; keepdims && i < x->shape.rank; i++)
+			r->shape.dims[r->shape.rank++] = 1;
+		return r;
+	}
+	if (axis->kind != VAL_INT)
+		return val_unknown(cx, NULL, node);
+	ax = axis->i < 0 ? axis->i + x->shape.rank : axis->i;
+	if (ax < 0 || ax >= x->shape.rank)
+		return val_unknown(cx, NULL, node);
+	for (int i = 0; i < x->shape.rank; i++)
+		if (i != ax)
+			r->shape.dims[r->shape.rank++] = x->shape.dims[i];
+		else if (keepdims)
+			r->shape.dims[r->shape.rank++] = 1;
+	return r;
+}
+
+/*
+ * Outside a kernel: the example arrays a file builds pass through
+ * elementwise host code (scaling, rounding, clipping) before they reach a
+ * pallas_call. Their result has the broadcast shape and the first array's
+ * dtype (an .astype() after it says the rest); anything but arrays and
+ * numbers among ops gives no array.
+ */
+static struct val *
+host_array_op(struct cctx *cx, struct val **ops, size_t n, const struct py_node *node)
+{
+	struct val *r = NULL;
+	double x;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct val *o = ops[i];
+
+		if (o && o->kind == VAL_ARRAY && o->has_shape && o->dt) {
+			if (!r) {
+				r = val_new(cx, VAL_ARRAY, node);
+				r->has_shape = true;
+				r->shape = o->shape;
+				r->dt = o->dt;
+			} else if (!broadcast_into(&r->shape, &o->shape)) {
+				return NULL;
+			}
+		} else if (o && !is_num(o, &x)) {
+			return NULL;
+		}
+	}
+	return r;
+}
+
 struct val *
 ck_binop(struct interp *in, int op, struct val *a, struct val *b, const struct py_node *node)
 {
@@ -638,6 +727,12 @@ ck_binop(struct interp *in, int op, struct val *a, struct val *b, const struct p
 			return dot(in, a, b, NULL, node);
 		if (in->k)
 			return traced_op(in, op, a, b, node);
+	}
+	if (!in->k && op != '@') {
+		struct val *ops[2] = { a, b };
+
+		if ((t = host_array_op(cx, ops, 2, node)))
+			return t;
 	}
 	return val_unknown(cx, val_need(a) ? val_need(a) : val_need(b), node);
 }
@@ -2660,9 +2755,18 @@ ck_call_api(struct interp *in, struct val *f, struct val **args, size_t nargs, c
 		return c.args[0];
 	if (c.nargs || c.self)
 		check_primitive(in, c.name, c.self ? c.self : c.args[0], node);
+	/* the kernel's handlers judge traced values; on the host only the shape matters */
+	if (!in->k && host_reduction(c.name))
+		return host_reduce(cx, &c, node);
 	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
 		if (strcmp(handlers[i].name, c.name) == 0)
 			return handlers[i].fn(in, &c);
+	if (!in->k && host_elementwise(c.name)) {
+		struct val *r = host_array_op(cx, c.args, c.nargs, node);
+
+		if (r)
+			return r;
+	}
 	/* any other jnp / lax / nn function on traced values is elementwise enough */
 	if (in->k && (strncmp(c.name, "jnp.", 4) == 0 || strncmp(c.name, "lax.", 4) == 0 ||
 		      strncmp(c.name, "jax.nn.", 7) == 0 || strncmp(c.name, "pltpu.", 6) == 0 ||
