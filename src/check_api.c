@@ -2753,8 +2753,20 @@ ck_call_api(struct interp *in, struct val *f, struct val **args, size_t nargs, c
 		return h_dma_method(in, &c);
 	if (is_jit(c.name) && c.nargs >= 1 && c.args[0]->kind == VAL_FUNC)
 		return c.args[0];
-	if (c.nargs || c.self)
-		check_primitive(in, c.name, c.self ? c.self : c.args[0], node);
+	if (c.nargs || c.self) {
+		struct val *x = c.self ? c.self : c.args[0];
+		const struct dtype *as = dtype_of(cx, arg(&c, 99, "dtype"));
+
+		/* jnp.sum(x, dtype=jnp.uint32) reduces in the dtype it names */
+		if (as && x && as != x->dt && host_reduction(c.name)) {
+			struct val *y = val_new(cx, x->kind, node);
+
+			*y = *x;
+			y->dt = as;
+			x = y;
+		}
+		check_primitive(in, c.name, x, node);
+	}
 	/* the kernel's handlers judge traced values; on the host only the shape matters */
 	if (!in->k && host_reduction(c.name))
 		return host_reduce(cx, &c, node);
