@@ -178,12 +178,26 @@ piece_id(const struct ruleset *rs, size_t pattern)
 	return (unsigned)(rs->npatterns + AUX_COUNT + pattern);
 }
 
+/*
+ * Only a rule's matching patterns are retried on joined lines. Context
+ * evidence and facts are names and paths, and a capture reads one value
+ * (a test id, a file name, a dtype) that stops at a blank, which is what
+ * a join puts where the wrap was: joining for them would cost a join on
+ * every line that mentions one (every frame line, for a file name).
+ */
+static bool
+pattern_joins(const struct pattern *p)
+{
+	return p->rule && p->role != PAT_CAPTURE;
+}
+
 static void
 add_pattern_literals(struct litset *ls, const struct ruleset *rs, const struct pattern *p)
 {
 	for (char **l = pattern_literals(p); l && *l; l++) {
 		litset_add(ls, *l, strlen(*l), (unsigned)p->index);
-		add_wrap_literals(ls, *l, piece_id(rs, p->index));
+		if (pattern_joins(p))
+			add_wrap_literals(ls, *l, piece_id(rs, p->index));
 	}
 }
 
@@ -576,9 +590,7 @@ run_pattern(struct linematch *lm, size_t id, struct line_ctx *l)
 
 	if (!pattern_live(lm, id))
 		return false;
-	/* Context evidence and facts are names and paths, which do not wrap;
-	 * joining for them would cost a join on every line that mentions one. */
-	if (!try_pattern_at(lm, p, l->s, l->n, l->lineno, whole, 1, 0) && p->rule)
+	if (!try_pattern_at(lm, p, l->s, l->n, l->lineno, whole, 1, 0) && pattern_joins(p))
 		try_joined(lm, p, l);
 	return true;
 }
@@ -722,7 +734,7 @@ run_piece(struct linematch *lm, size_t id, struct line_ctx *l)
 {
 	const struct pattern *p = lm->rs->patterns[id];
 
-	if (!pattern_live(lm, id) || !p->rule)
+	if (!pattern_live(lm, id) || !pattern_joins(p))
 		return false;
 	if (lm->exhaustive || pieces_fit(l, id))
 		try_joined(lm, p, l);

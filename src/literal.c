@@ -457,9 +457,16 @@ apply_quant(struct lp *lp, struct info *in)
 				return;
 			}
 		}
-		/* At least one copy: keep req; the first copy starts the match
-		 * and the last one ends it. */
+		/* At least min copies: the first min of them start the match
+		 * and the last min end it (`_{3,} ` requires "___ ", where one
+		 * copy would leave "_ " and lose to a common word nearby). */
 		if (in->exact) {
+			struct sset *p = min <= 8 ? sset_pow(in->exact, min) : NULL;
+
+			if (p) {
+				sset_free(in->exact);
+				in->exact = p;
+			}
 			in->pre = in->exact;
 			in->suf = sset_dup(in->exact);
 			in->exact = NULL;

@@ -293,6 +293,38 @@ test_second_piece(const struct ruleset *rs)
 	buf_release(&b);
 }
 
+/*
+ * What fills a test suite's log costs little: pytest's result lines and
+ * failure headers (`____ Class.test_x ____`), library frames, "failed" in
+ * lower case. The numerics rule's captures (a test id, a source file) read
+ * such lines, but only the first one they take matters, and captures are
+ * never retried on joined lines. What is left is one try of a capture on
+ * a library frame and on a "failed" line (the prefilter does not tell
+ * "FAILED" from "failed"), and the lines themselves: four units of work in
+ * five lines, where joins made it eight.
+ */
+static void
+test_suite_lines(const struct ruleset *rs)
+{
+	struct buf b = BUF_INIT;
+	size_t lines = 0, runs;
+	char *json;
+
+	for (size_t i = 0; i < 20000; i++, lines += 5) {
+		add(&b, "tests/pallas/ops_test.py::OpsTest::test_add_%zu PASSED [ 50%%]\n", i);
+		add(&b, "  File \"/opt/venv/lib/python3.11/site-packages/flax/core/scope.py\", line %zu, in apply\n", i + 1);
+		add(&b, "____________ OpsTest.test_add_%zu ____________\n", i);
+		add(&b, "INFO:absl:retry %zu failed once, trying again\n", i);
+		add(&b, "INFO:absl:Step %zu: loss=0.1234 lr=1.000e-04\n", i);
+	}
+	json = verdict_json(rs, b.data, b.len, false, &runs);
+	if (runs >= lines)
+		fprintf(stderr, "suite lines: work %zu for %zu lines\n", runs, lines);
+	CHECK(runs < lines);
+	free(json);
+	buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -306,6 +338,7 @@ main(void)
 	test_wrapped_late(rs);
 	test_lookahead_words(rs);
 	test_second_piece(rs);
+	test_suite_lines(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }
