@@ -5,7 +5,7 @@
  *
  * The window never holds more than WINDOW_SIZE bytes: JOIN_LINES processed
  * lines for the joins, JOIN_LINES held lines and the partial one, and room
- * for a read. Lines are found with memchr and counted 16 bytes at a time;
+ * for a read. Lines are found with memchr and counted a vector at a time;
  * only candidate lines (the prefilter's, or the scout's) reach the owner.
  */
 #include <errno.h>
@@ -57,15 +57,17 @@ window_release(struct window *w)
 }
 
 /*
- * Count newlines 16 bytes at a time: line numbers are needed only at
- * candidate lines, but every byte between them must be counted. Per-byte
- * counters (GCC vector extension: SSE2 on x86-64, NEON on arm64) are summed
- * every 255 vectors, before they can wrap.
+ * Count newlines: line numbers are needed only at candidate lines, but
+ * every byte between them must be counted, and on a Pallas log candidates
+ * are a few lines apart, so a call is often short. With AVX2 (checked at
+ * run time, so the build needs no -march): a compare, a mask and a popcount
+ * per 32 bytes. Otherwise per-byte counters (GCC vector extension: SSE2 on
+ * x86-64, NEON on arm64) summed every 255 vectors, before they can wrap.
  */
 typedef unsigned char nl_vec __attribute__((vector_size(16)));
 
 static size_t
-count_newlines(const char *p, size_t n)
+count_newlines_vec(const char *p, size_t n)
 {
 	const nl_vec nl = { '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
 			    '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n' };
@@ -87,6 +89,41 @@ count_newlines(const char *p, size_t n)
 		count += p[i] == '\n';
 	return count;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx2,popcnt"))) static size_t
+count_newlines_avx2(const char *p, size_t n)
+{
+	const __m256i nl = _mm256_set1_epi8('\n');
+	size_t count = 0, i = 0;
+
+	for (; i + 32 <= n; i += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+
+		count += (size_t)_mm_popcnt_u32((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
+	}
+	for (; i < n; i++)
+		count += p[i] == '\n';
+	return count;
+}
+
+static size_t
+count_newlines(const char *p, size_t n)
+{
+	/* libgcc fills the CPU model in before main; reading it is a load */
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+		return count_newlines_avx2(p, n);
+	return count_newlines_vec(p, n);
+}
+#else
+static size_t
+count_newlines(const char *p, size_t n)
+{
+	return count_newlines_vec(p, n);
+}
+#endif
 
 static const char *
 find_nl(const char *p, size_t n)

@@ -85,6 +85,30 @@ test_chunk_invariance(const struct ruleset *rs)
 	verdict_release(&ref);
 }
 
+/* Line numbers count every newline between candidates, whatever the
+ * lengths of the lines in between (gaps of 0 to 200 bytes, so the counter
+ * sees both whole vectors and tails), and through blank lines. */
+static void
+test_line_numbers(const struct ruleset *rs)
+{
+	size_t cap = 4 << 20, len = 0, lines = 0;
+	char *log = malloc(cap);
+	struct verdict v;
+
+	for (size_t i = 0; i < 20000; i++, lines++) {
+		size_t n = (i * 7919) % 201;
+
+		memset(log + len, i % 3 ? 'a' : ' ', n);
+		len += n;
+		log[len++] = '\n';
+	}
+	len += (size_t)sprintf(log + len, "RACE DETECTED\n");
+	classify_text(rs, log, len, &v);
+	CHECK_INTEQ(v.key_lineno, lines + 1);
+	verdict_release(&v);
+	free(log);
+}
+
 static void
 test_decorations(const struct ruleset *rs)
 {
@@ -235,6 +259,7 @@ main(void)
 	test_basic(rs);
 	test_none_makes_unknown(rs);
 	test_chunk_invariance(rs);
+	test_line_numbers(rs);
 	test_long_line_any_chunking(rs);
 	test_nul_in_evidence(rs);
 	test_decorations(rs);
