@@ -244,7 +244,7 @@ classifier_assert_contexts(struct classifier *c, const struct context_assertion 
 void
 classifier_exhaustive(struct classifier *c)
 {
-	c->lm.exhaustive = true;
+	linematch_exhaustive(&c->lm);
 }
 
 size_t

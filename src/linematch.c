@@ -13,6 +13,7 @@
 
 #include "pt/ingest.h"
 #include "pt/linematch.h"
+#include "pt/literal.h"
 #include "pt/xalloc.h"
 
 /* A rebuild costs about a millisecond; this many wasted lines cost more. */
@@ -191,11 +192,28 @@ pattern_joins(const struct pattern *p)
 	return p->rule && p->role != PAT_CAPTURE;
 }
 
+/*
+ * A case-sensitive pattern's own literal counts only as the pattern spells
+ * it (literal_spelling()): "FAILED " in `^FAILED ...`, where every
+ * "failed " of a log would make a candidate line. A rule's declared
+ * literals and wrap pieces count in any case. cased false: every literal
+ * in any case (an exhaustive reading, which shows that this changes no
+ * verdict).
+ */
 static void
-add_pattern_literals(struct litset *ls, const struct ruleset *rs, const struct pattern *p)
+add_pattern_literals(struct litset *ls, const struct ruleset *rs, const struct pattern *p,
+		     bool cased)
 {
-	for (char **l = pattern_literals(p); l && *l; l++) {
-		litset_add(ls, *l, strlen(*l), (unsigned)p->index);
+	char **lits = pattern_literals(p);
+
+	for (char **l = lits; l && *l; l++) {
+		const char *spelled = cased && lits == p->lits ? literal_spelling(p->src, *l) : NULL;
+		size_t n = strlen(*l);
+
+		if (spelled)
+			litset_add_cased(ls, spelled, n, (unsigned)p->index);
+		else
+			litset_add(ls, *l, n, (unsigned)p->index);
 		if (pattern_joins(p))
 			add_wrap_literals(ls, *l, piece_id(rs, p->index));
 	}
@@ -229,7 +247,7 @@ linematch_prefilter(const struct ruleset *rs, const struct linematch *lm)
 
 	for (size_t i = 0; i < rs->npatterns; i++)
 		if (!lm || pattern_live(lm, i))
-			add_pattern_literals(ls, rs, rs->patterns[i]);
+			add_pattern_literals(ls, rs, rs->patterns[i], !lm || !lm->exhaustive);
 	for (size_t i = 0; i < AUX_COUNT; i++)
 		if (!lm || aux_live(lm, i))
 			litset_add(ls, aux_literals[i], strlen(aux_literals[i]),
@@ -299,6 +317,17 @@ linematch_release(struct linematch *lm)
 	buf_release(&lm->last_raw);
 	buf_release(&lm->last_error);
 	memset(lm, 0, sizeof(*lm));
+}
+
+void
+linematch_exhaustive(struct linematch *lm)
+{
+	lm->exhaustive = true;
+	if (lm->built)
+		return;
+	litset_free(lm->ls);
+	lm->ls = linematch_prefilter(lm->rs, lm);
+	lm->pf = lm->ls;
 }
 
 void

@@ -1290,6 +1290,50 @@ literal_extract(const char *pattern, char ***out, size_t *n)
 	return literal_extract_all(pattern, out, n, NULL, NULL);
 }
 
+/* An inline option group that may turn caseless matching on: (?i), (?mi:, (?-i)... */
+static bool
+has_case_option(const char *p)
+{
+	for (; (p = strstr(p, "(?")) != NULL; p += 2)
+		for (const char *q = p + 2; (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+					    *q == '-' || *q == '^'; q++)
+			if (*q == 'i')
+				return true;
+	return false;
+}
+
+/*
+ * Why the one verbatim occurrence is the spelling: without an alternation
+ * or a caseless option, every match holds the literal as the pattern's
+ * own run of literal characters spells it. A literal built any other way
+ * (a character class, an optional part, a repeat, an escape) is not found
+ * verbatim, or only by chance, and a second occurrence gives up.
+ */
+const char *
+literal_spelling(const char *pattern, const char *lit)
+{
+	size_t n = strlen(lit);
+	const char *found = NULL;
+
+	if (n == 0 || strchr(pattern, '|') || has_case_option(pattern))
+		return NULL;
+	for (const char *p = pattern; *p; p++) {
+		size_t k = 0;
+
+		while (k < n && p[k] && fold((unsigned char)p[k]) == (unsigned char)lit[k])
+			k++;
+		if (k < n)
+			continue;
+		if (found)
+			return NULL;
+		found = p;
+	}
+	/* `\Bad` spells no "bad": the letter belongs to an escape */
+	if (found && found > pattern && found[-1] == '\\')
+		return NULL;
+	return found;
+}
+
 void
 literal_list_free(char **list)
 {

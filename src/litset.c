@@ -34,6 +34,7 @@
 
 struct lit {
 	unsigned char *s;    /* folded A-Z -> a-z, NUL-terminated for convenience */
+	unsigned char *cased; /* the one spelling that counts; NULL: any case */
 	size_t len;
 	unsigned *ids;
 	size_t nids, alloc_ids;
@@ -139,6 +140,7 @@ litset_free(struct litset *ls)
 		return;
 	for (size_t i = 0; i < ls->nlits; i++) {
 		free(ls->lits[i].s);
+		free(ls->lits[i].cased);
 		free(ls->lits[i].ids);
 	}
 	free(ls->lits);
@@ -203,8 +205,18 @@ dedup_grow(struct litset *ls)
 		dedup_insert(ls, (uint32_t)i);
 }
 
-int
-litset_add(struct litset *ls, const char *lit, size_t len, unsigned id)
+/* A literal added again in another spelling, or in any case, counts in any case. */
+static void
+merge_case(struct lit *l, const char *lit, bool cased)
+{
+	if (l->cased && (!cased || memcmp(l->cased, lit, l->len) != 0)) {
+		free(l->cased);
+		l->cased = NULL;
+	}
+}
+
+static int
+add(struct litset *ls, const char *lit, size_t len, unsigned id, bool cased)
 {
 	struct lit *l = NULL;
 	size_t slot;
@@ -221,7 +233,9 @@ litset_add(struct litset *ls, const char *lit, size_t len, unsigned id)
 			break;
 		}
 	}
-	if (!l) {
+	if (l) {
+		merge_case(l, lit, cased);
+	} else {
 		XGROW(ls->lits, ls->alloc_lits, ls->nlits + 1);
 		l = &ls->lits[ls->nlits++];
 		memset(l, 0, sizeof(*l));
@@ -230,6 +244,10 @@ litset_add(struct litset *ls, const char *lit, size_t len, unsigned id)
 			l->s[i] = (unsigned char)fold((unsigned char)lit[i]);
 		l->s[len] = '\0';
 		l->len = len;
+		if (cased) {
+			l->cased = xmalloc(len);
+			memcpy(l->cased, lit, len);
+		}
 		if (ls->shortest == 0 || len < ls->shortest)
 			ls->shortest = len;
 		ls->dedup[slot] = (uint32_t)ls->nlits;
@@ -240,6 +258,18 @@ litset_add(struct litset *ls, const char *lit, size_t len, unsigned id)
 	XGROW(l->ids, l->alloc_ids, l->nids + 1);
 	l->ids[l->nids++] = id;
 	return 0;
+}
+
+int
+litset_add(struct litset *ls, const char *lit, size_t len, unsigned id)
+{
+	return add(ls, lit, len, id, false);
+}
+
+int
+litset_add_cased(struct litset *ls, const char *lit, size_t len, unsigned id)
+{
+	return add(ls, lit, len, id, true);
 }
 
 /*
@@ -667,6 +697,7 @@ static inline bool
 entry_match(const struct litset *ls, const struct went *e, const unsigned char *b,
 	    size_t len, size_t p, size_t lo)
 {
+	const struct lit *l;
 	size_t q;
 
 	if (e->off > p - lo)
@@ -674,7 +705,8 @@ entry_match(const struct litset *ls, const struct went *e, const unsigned char *
 	q = p - e->off;
 	if (e->len > len - q || load_win(b + q + e->chkoff) != e->chk)
 		return false;
-	return eq_fold(b + q, ls->lits[e->lit].s, e->len);
+	l = &ls->lits[e->lit];
+	return eq_fold(b + q, l->s, e->len) && (!l->cased || memcmp(b + q, l->cased, e->len) == 0);
 }
 
 size_t

@@ -106,6 +106,13 @@ struct litset *linematch_prefilter(const struct ruleset *rs, const struct linema
  */
 struct scout_skip linematch_skip(struct linematch *lm, const struct litset *pf);
 
+/*
+ * Make lm's reading exhaustive (lm->exhaustive), before the first line:
+ * a prefilter of its own then finds every literal in any case (a shared
+ * one stays as it is).
+ */
+void linematch_exhaustive(struct linematch *lm);
+
 /* Build lm's prefilter, choosing rare windows from sample[0..len) (may be
  * empty). Does nothing when it is built already. */
 void linematch_build(struct linematch *lm, const char *sample, size_t len);

@@ -51,6 +51,16 @@ int literal_extract_ahead(const char *pattern, char ***out, size_t *n);
 int literal_extract_all(const char *pattern, char ***lits, size_t *nlits, char ***ahead,
 			size_t *nahead);
 
+/*
+ * Where `pattern`, matched case-sensitively, spells its literal `lit` (as
+ * literal_extract() gave it, lower case): a pointer to the strlen(lit)
+ * bytes in the pattern text that every match holds exactly so ("FAILED "
+ * in `^FAILED (?P<id>\S+)`), or NULL when a match may hold it in another
+ * case or this reading cannot tell: an inline caseless option, any `|`,
+ * no verbatim occurrence or more than one.
+ */
+const char *literal_spelling(const char *pattern, const char *lit);
+
 /* Free a list returned by literal_extract(). NULL is fine. */
 void literal_list_free(char **list);
 

@@ -43,6 +43,14 @@ void litset_free(struct litset *ls);
 int litset_add(struct litset *ls, const char *lit, size_t len, unsigned id);
 
 /*
+ * The same for a literal that counts only in this spelling, byte for byte
+ * (a case-sensitive pattern's "FAILED "): an occurrence in another case is
+ * not reported. Adding the same literal in another spelling, or with
+ * litset_add(), makes it count in any case again.
+ */
+int litset_add_cased(struct litset *ls, const char *lit, size_t len, unsigned id);
+
+/*
  * Index the literals; call once, after the last litset_add(). `sample`
  * (may be NULL) is a piece of the input, e.g. its first 1-4 MiB: each
  * literal's windows are chosen among those rarest in it, and the stride that

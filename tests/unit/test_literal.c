@@ -513,10 +513,50 @@ test_ahead(void)
 	CHECK_STREQ(ahead("(?=.*)def"), "");
 }
 
+/* The spelling a case-sensitive pattern gives its literal, or none. */
+static void
+test_spelling(void)
+{
+	static const struct {
+		const char *pattern, *lit, *want;
+	} cases[] = {
+		{ "^FAILED (?P<id>\\S+)", "failed ", "FAILED " },
+		{ "Check failed: (?P<x>\\w+)", "check failed: ", "Check failed: " },
+		{ "(?P<x>Check failed): ", "check failed: ", NULL }, /* a group's edge inside */
+		{ "\\bE2002\\b", "e2002", "E2002" },
+		{ "(?i)^FAILED ", "failed ", NULL },           /* caseless */
+		{ "^(?mi:FAILED )", "failed ", NULL },
+		{ "^(?-i)FAILED ", "failed ", NULL },          /* (read as caseless: no harm) */
+		{ "FAILED |failed ", "failed ", NULL },        /* two spellings */
+		{ "fail(?:ed)? |FAILED ", "failed ", NULL },
+		{ "(?:FAILED )?failed ", "failed ", NULL },    /* two occurrences */
+		{ "[Ff]ailed once", "failed once", NULL },     /* a class: not verbatim */
+		{ "FAIL(?:ED) ", "failed ", NULL },
+		{ "x\\.py\", line", ".py\", line", NULL },   /* starts at an escape */
+		{ "Tensor-likes are not (?:close|equal)", "tensor-likes are not ", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = literal_spelling(cases[i].pattern, cases[i].lit);
+		size_t n = strlen(cases[i].lit);
+
+		if (!cases[i].want) {
+			if (got)
+				fprintf(stderr, "%s: spelled %.*s\n", cases[i].pattern, (int)n, got);
+			CHECK(got == NULL);
+		} else {
+			CHECK(got != NULL);
+			if (got)
+				CHECK(strncmp(got, cases[i].want, n) == 0);
+		}
+	}
+}
+
 int
 main(void)
 {
 	test_ahead();
+	test_spelling();
 	test_realistic();
 	test_shapes();
 	test_optional();

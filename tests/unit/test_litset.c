@@ -109,6 +109,49 @@ test_basic(void)
 	litset_free(ls);
 }
 
+/* A cased literal counts only in its own spelling, until it is added in
+ * another spelling or in any case. */
+static void
+test_cased(void)
+{
+	const char *text = "retry 1 failed once\nFailed again\nFAILED tests/a_test.py::test_b\n";
+	size_t len = strlen(text), li = 99;
+	unsigned char hits[1] = { 0 };
+	struct litset *ls = litset_new();
+
+	CHECK_INTEQ(litset_add_cased(ls, "FAILED ", 7, 0), 0);
+	litset_build(ls, NULL, 0);
+	CHECK_INTEQ(litset_find(ls, text, len, 0, &li), strstr(text, "FAILED ") - text);
+	CHECK_INTEQ(li, 0);
+	CHECK_INTEQ(litset_line_hits(ls, "x failed y", 10, hits), 0);
+	CHECK_INTEQ(hits[0], 0);
+	CHECK_INTEQ(litset_line_hits(ls, "x FAILED y", 10, hits), 1);
+	CHECK_INTEQ(hits[0], 1);
+	litset_free(ls);
+
+	ls = litset_new();
+	litset_add_cased(ls, "FAILED ", 7, 0);
+	litset_add_cased(ls, "FAILED ", 7, 1);   /* the same spelling: still cased */
+	litset_build(ls, NULL, 0);
+	CHECK_INTEQ(litset_count(ls), 1);
+	CHECK_INTEQ(litset_find(ls, text, len, 0, NULL), strstr(text, "FAILED ") - text);
+	litset_free(ls);
+
+	ls = litset_new();
+	litset_add_cased(ls, "FAILED ", 7, 0);
+	litset_add_cased(ls, "Failed ", 7, 1);   /* two spellings: any case */
+	litset_build(ls, NULL, 0);
+	CHECK_INTEQ(litset_find(ls, text, len, 0, NULL), strstr(text, "failed ") - text);
+	litset_free(ls);
+
+	ls = litset_new();
+	litset_add_cased(ls, "FAILED ", 7, 0);
+	litset_add(ls, "failed ", 7, 1);         /* and in any case */
+	litset_build(ls, NULL, 0);
+	CHECK_INTEQ(litset_find(ls, text, len, 0, NULL), strstr(text, "failed ") - text);
+	litset_free(ls);
+}
+
 static void
 test_add_rules(void)
 {
@@ -358,6 +401,7 @@ int
 main(void)
 {
 	test_basic();
+	test_cased();
 	test_add_rules();
 	test_edges();
 	test_differential();
