@@ -21,6 +21,13 @@
 #include "pt/window.h"
 #include "pt/xalloc.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PT_WINDOW_AVX2 1
+#include <immintrin.h>
+#else
+#define PT_WINDOW_AVX2 0
+#endif
+
 #define READ_CHUNK (128u * 1024)      /* page cache reads fall off a cliff above 128 KiB */
 /* Kept: JOIN_LINES previous lines (<= JOIN_MAX_LINE each), JOIN_LINES held
  * lines and the partial one (each <= MAX + READ_CHUNK before it is cut),
@@ -90,9 +97,7 @@ count_newlines_vec(const char *p, size_t n)
 	return count;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
+#if PT_WINDOW_AVX2
 __attribute__((target("avx2,popcnt"))) static size_t
 count_newlines_avx2(const char *p, size_t n)
 {
