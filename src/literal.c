@@ -448,24 +448,19 @@ apply_quant(struct lp *lp, struct info *in)
 	if (min == 1 && max == 1)
 		return;
 	if (min >= 1) {
-		if (in->exact && min == max && min <= 8) {
-			struct sset *p = sset_pow(in->exact, min);
-
-			if (p) {
-				sset_free(in->exact);
-				in->exact = p;
-				return;
-			}
-		}
 		/* At least min copies: the first min of them start the match
 		 * and the last min end it (`_{3,} ` requires "___ ", where one
-		 * copy would leave "_ " and lose to a common word nearby). */
+		 * copy would leave "_ " and lose to a common word nearby);
+		 * exactly min copies are the whole match. Past the cap, one copy
+		 * still starts and ends it. */
 		if (in->exact) {
 			struct sset *p = min <= 8 ? sset_pow(in->exact, min) : NULL;
 
 			if (p) {
 				sset_free(in->exact);
 				in->exact = p;
+				if (min == max)
+					return;
 			}
 			in->pre = in->exact;
 			in->suf = sset_dup(in->exact);
