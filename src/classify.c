@@ -72,7 +72,7 @@ classifier_create(const struct ruleset *rs, const struct litset *shared, struct 
 	linematch_init(&c->lm, rs, shared, mt);
 	window_init(&c->w, on_line, c);
 	use_prefilter(c);
-	c->w.every_line = c->lm.nalways > 0;
+	c->w.every_line = rs->nalways > 0;
 	c->ctx_held = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_held));
 	c->ctx_score = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_score));
 	c->ctx_done = xcalloc(rs->ncontexts + 1, sizeof(*c->ctx_done));

@@ -190,7 +190,7 @@ print_next_steps(FILE *fp, const struct ruleset *rs, const struct verdict *v, bo
 static void
 print_context(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool color)
 {
-	const char **fields = NULL;
+	const char *const *fields = ruleset_env_fields(rs);
 	bool any_env = false;
 	char *why;
 
@@ -205,8 +205,7 @@ print_context(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool 
 		fprintf(fp, " (from the %s)\n", strcmp(v->loc.how, "loc") == 0 ?
 			"Mosaic location" : "traceback");
 	}
-	ruleset_env_fields(rs, &fields);
-	for (const char **f = fields; *f; f++) {
+	for (const char *const *f = fields; *f; f++) {
 		const char *val = vars_get(&v->vars, *f);
 
 		/* the platform says something only when the backend is not known */
@@ -222,7 +221,6 @@ print_context(FILE *fp, const struct ruleset *rs, const struct verdict *v, bool 
 		fputc('\n', fp);
 		any_env = true;
 	}
-	free(fields);
 	if (!v->loc.file && !any_env)
 		fputc('\n', fp);
 	print_contexts(fp, v, color);

@@ -155,23 +155,6 @@ add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
 		litset_add(ls, lit + cut[1] + 1, len - cut[1] - 1, id);
 }
 
-/*
- * The literals the prefilter looks for on behalf of p: its own, or when
- * some are shorter than the prefilter's window, the rule's declared ones;
- * NULL when there are none either: the pattern must run on every line.
- */
-static char **
-pattern_literals(const struct pattern *p)
-{
-	bool usable = p->lits && p->lits[0];
-
-	/* strnlen, not strlen: this runs for every pattern of every log a scan reads */
-	for (char **l = p->lits; usable && *l; l++)
-		if (strnlen(*l, RULE_MIN_LITERAL) < RULE_MIN_LITERAL)
-			usable = false;
-	return usable ? p->lits : p->rule ? p->rule->literals : NULL;
-}
-
 /* Id layout: patterns, the engine's own literals, then each pattern's wrap pieces. */
 static unsigned
 piece_id(const struct ruleset *rs, size_t pattern)
@@ -204,7 +187,7 @@ static void
 add_pattern_literals(struct litset *ls, const struct ruleset *rs, const struct pattern *p,
 		     bool cased)
 {
-	char **lits = pattern_literals(p);
+	char **lits = p->scan_lits;
 
 	for (char **l = lits; l && *l; l++) {
 		const char *spelled = cased && lits == p->lits ? literal_spelling(p->src, *l) : NULL;
@@ -267,10 +250,6 @@ linematch_init(struct linematch *lm, const struct ruleset *rs, const struct lits
 	lm->ls = shared ? NULL : linematch_prefilter(rs, NULL);
 	lm->pf = shared ? shared : lm->ls;
 	lm->built = shared != NULL;
-	lm->always = xcalloc(lm->npat + 1, sizeof(*lm->always));
-	for (size_t i = 0; i < lm->npat; i++)
-		if (!pattern_literals(rs->patterns[i]))
-			lm->always[lm->nalways++] = rs->patterns[i]->index;
 	/* whole 64-bit words, so that linematch_line() reads it a word at a time */
 	lm->hits_len = (2 * lm->npat + AUX_COUNT + 63) / 64 * 8;
 	lm->hits = xcalloc(lm->hits_len, 1);
@@ -292,7 +271,6 @@ linematch_release(struct linematch *lm)
 	if (!lm->mt_borrowed)
 		matcher_free(lm->mt);
 	litset_free(lm->ls);
-	free(lm->always);
 	free(lm->quiet);
 	for (size_t i = 0; lm->cuts && i < lm->npat; i++)
 		free(lm->cuts[i]);
@@ -559,6 +537,19 @@ join_add(struct buf *b, const char *s, size_t n)
 	return at;
 }
 
+/* The candidate line's neighbours, found on first need. */
+static void
+need_neighbours(struct linematch *lm, struct line_ctx *l)
+{
+	if (l->have_neighbours)
+		return;
+	if (!ingest_is_join_boundary(l->s, l->n))
+		window_neighbours(l->w, l->start, l->end, l->limit, l->prev, &l->nprev, l->next,
+				  &l->nnext);
+	l->have_neighbours = true;
+	lm->joins[0].lineno = lm->joins[1].lineno = SIZE_MAX;
+}
+
 /*
  * The line joined with its neighbours, built once per candidate line: the
  * line and the lines after it (kind 0), then the lines before it too
@@ -569,13 +560,7 @@ join_of(struct linematch *lm, struct line_ctx *l, int kind)
 {
 	struct join *j = &lm->joins[kind];
 
-	if (!l->have_neighbours) {
-		if (!ingest_is_join_boundary(l->s, l->n))
-			window_neighbours(l->w, l->start, l->end, l->limit, l->prev, &l->nprev,
-					  l->next, &l->nnext);
-		l->have_neighbours = true;
-		lm->joins[0].lineno = lm->joins[1].lineno = SIZE_MAX;
-	}
+	need_neighbours(lm, l);
 	if (kind == 0 ? l->nnext == 0 : l->nprev == 0)
 		return false;
 	if (j->lineno == l->lineno)
@@ -700,7 +685,7 @@ piece_fits_at(const struct line_ctx *l, size_t q, const char *text, size_t tl, c
 static const size_t *
 pattern_cuts(struct linematch *lm, size_t id)
 {
-	char **lits = pattern_literals(lm->rs->patterns[id]);
+	char **lits = lm->rs->patterns[id]->scan_lits;
 	size_t n = 0, *cuts;
 
 	if (lm->cuts[id])
@@ -736,7 +721,7 @@ pieces_fit(struct line_ctx *l, size_t id)
 			continue;
 		const size_t *cut = cuts;
 
-		for (char **lit = pattern_literals(p); lit && *lit; lit++, cut += 2) {
+		for (char **lit = p->scan_lits; lit && *lit; lit++, cut += 2) {
 			size_t xl = strlen(*lit);
 
 			if (!cut[0])
@@ -1020,8 +1005,8 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 			 !(lm->hits[(id - npat - AUX_COUNT) / 8] >> ((id - npat - AUX_COUNT) % 8) & 1))
 			useful |= run_piece(lm, id - npat - AUX_COUNT, &l);
 	}
-	for (size_t i = 0; i < lm->nalways; i++)
-		run_pattern(lm, lm->always[i], &l);
+	for (size_t i = 0; i < lm->rs->nalways; i++)
+		run_pattern(lm, lm->rs->always[i], &l);
 	for (size_t i = 0; i < nids; i++)
 		if (lm->ids[i] >= npat && lm->ids[i] < npat + AUX_COUNT &&
 		    aux_live(lm, lm->ids[i] - npat)) {

@@ -154,15 +154,11 @@ from_text(const struct session *s)
 static void
 build_env(struct report *r, const struct session *s, const struct ruleset *rs)
 {
-	const char **fields = NULL;
-
 	if (!rs)
 		return;
-	ruleset_env_fields(rs, &fields);
-	for (const char **f = fields; *f; f++)
+	for (const char *const *f = ruleset_env_fields(rs); *f; f++)
 		if (vars_get(&s->vars, *f))
 			kv_push(&r->env, &r->nenv, xstrdup(*f), rdup(r, vars_get(&s->vars, *f)));
-	free(fields);
 	r->env_from = from_text(s);
 }
 

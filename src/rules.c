@@ -149,6 +149,8 @@ ruleset_free(struct ruleset *rs)
 		rule_free(rs->rules[i]);
 	free(rs->rules);
 	free(rs->patterns);
+	free(rs->always);
+	free(rs->env_fields);
 	for (int c = 0; c < CLASS_COUNT; c++) {
 		struct class_def *cd = &rs->classes[c];
 
@@ -1100,6 +1102,70 @@ check_ladder_refs(const struct ruleset *rs, struct diag *d)
 		}
 }
 
+/*
+ * The literals the prefilter keys p on: its own when every one is long
+ * enough for the prefilter's window, else the rule's declared ones; NULL
+ * when there are none either.
+ */
+static char **
+scan_literals(const struct pattern *p)
+{
+	bool usable = p->lits && p->lits[0];
+
+	for (char **l = p->lits; usable && *l; l++)
+		if (strlen(*l) < RULE_MIN_LITERAL)
+			usable = false;
+	return usable ? p->lits : p->rule ? p->rule->literals : NULL;
+}
+
+/* Append name to names[0..*n) unless it is there. */
+static void
+add_field(const char **names, size_t *n, const char *name)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp(names[k], name) == 0)
+			return;
+	names[(*n)++] = name;
+}
+
+/*
+ * The values the contexts set (backend, platform) come first: they say
+ * what kind of machine the rest describes. Once here: every JSON document
+ * asks for each value it prints.
+ */
+static void
+index_env_fields(struct ruleset *rs)
+{
+	size_t cap = rs->nfacts + 1, n = 0;
+
+	for (size_t i = 0; i < rs->ncontexts; i++)
+		for (char **kv = rs->contexts[i].sets; kv && kv[0]; kv += 2)
+			cap++;
+	free(rs->env_fields);
+	rs->env_fields = xcalloc(cap, sizeof(*rs->env_fields));
+	for (size_t i = 0; i < rs->ncontexts; i++)
+		for (char **kv = rs->contexts[i].sets; kv && kv[0]; kv += 2)
+			add_field(rs->env_fields, &n, kv[0]);
+	for (size_t i = 0; i < rs->nfacts; i++)
+		add_field(rs->env_fields, &n, rs->facts[i].sets);
+}
+
+/* Done once here, not per log: scan sets up a classifier for each of thousands. */
+static void
+index_scan_literals(struct ruleset *rs)
+{
+	free(rs->always);
+	rs->always = xcalloc(rs->npatterns + 1, sizeof(*rs->always));
+	rs->nalways = 0;
+	for (size_t i = 0; i < rs->npatterns; i++) {
+		struct pattern *p = rs->patterns[i];
+
+		p->scan_lits = scan_literals(p);
+		if (!p->scan_lits)
+			rs->always[rs->nalways++] = i;
+	}
+}
+
 int
 ruleset_finish(struct ruleset *rs, struct diag *d)
 {
@@ -1143,6 +1209,8 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			literal_extract_all(p->src, &p->lits, NULL, &p->ahead, NULL);
 		}
 	}
+	index_scan_literals(rs);
+	index_env_fields(rs);
 	return d->nerrors > before ? -1 : 0;
 }
 
@@ -1173,48 +1241,22 @@ ruleset_find_flag(const struct ruleset *rs, const char *id)
 	return NULL;
 }
 
-/* Append name to names[0..*n) unless it is there. */
-static void
-add_field(const char **names, size_t *n, const char *name)
-{
-	for (size_t k = 0; k < *n; k++)
-		if (strcmp(names[k], name) == 0)
-			return;
-	names[(*n)++] = name;
-}
 
-/* The values the contexts set (backend, platform) come first: they say what
- * kind of machine the rest describes. */
-size_t
-ruleset_env_fields(const struct ruleset *rs, const char ***out)
+const char *const *
+ruleset_env_fields(const struct ruleset *rs)
 {
-	size_t cap = rs->nfacts + 1, n = 0;
-	const char **names;
+	static const char *const none[1] = { NULL };
 
-	for (size_t i = 0; i < rs->ncontexts; i++)
-		for (char **kv = rs->contexts[i].sets; kv && kv[0]; kv += 2)
-			cap++;
-	names = xcalloc(cap, sizeof(*names));
-	for (size_t i = 0; i < rs->ncontexts; i++)
-		for (char **kv = rs->contexts[i].sets; kv && kv[0]; kv += 2)
-			add_field(names, &n, kv[0]);
-	for (size_t i = 0; i < rs->nfacts; i++)
-		add_field(names, &n, rs->facts[i].sets);
-	*out = names;
-	return n;
+	return rs->env_fields ? rs->env_fields : none;
 }
 
 bool
 ruleset_is_env_field(const struct ruleset *rs, const char *name)
 {
-	const char **fields = NULL;
-	bool found = false;
-
-	ruleset_env_fields(rs, &fields);
-	for (const char **f = fields; *f && !found; f++)
-		found = strcmp(*f, name) == 0;
-	free(fields);
-	return found;
+	for (const char *const *f = ruleset_env_fields(rs); *f; f++)
+		if (strcmp(*f, name) == 0)
+			return true;
+	return false;
 }
 
 char *

@@ -41,8 +41,6 @@ struct linematch {
 	const struct litset *pf;    /* the prefilter in use: ls, or the shared one */
 	bool built;                 /* pf is built (from the first block, to pick rare windows) */
 	size_t npat;                /* pattern ids are 0..npat-1; the engine's own ids follow */
-	size_t *always;             /* patterns with no usable literal: tried on every line */
-	size_t nalways;
 	unsigned char *hits;        /* bitmap over all ids: the candidate line's, else clear */
 	size_t hits_len;
 	size_t *ids;                /* scratch: the ids set in hits */

@@ -78,6 +78,9 @@ struct pattern {
 	char **lits;               /* required literals (literal.h), NULL-terminated; set by finish */
 	char **ahead;              /* what a top-level lookahead requires of the subject
 	                            * (literal_extract_ahead()), NULL-terminated; set by finish */
+	char **scan_lits;          /* what the prefilter keys it on: lits, or the rule's declared
+	                            * literals when some of lits are too short; NULL when it must
+	                            * run on every line. Borrowed from one of those; set by finish */
 	int line, col;             /* position in the rules file */
 	struct rule *rule;         /* owning rule (borrowed back-pointer), NULL for facts and contexts */
 	size_t index;              /* position in ruleset->patterns */
@@ -267,6 +270,9 @@ struct ruleset {
 	size_t nrules, alloc_rules;
 	struct pattern **patterns;  /* every pattern of every rule and fact, for the scanner */
 	size_t npatterns, alloc_patterns;
+	size_t *always;             /* indices of the patterns without scan_lits; set by finish */
+	size_t nalways;
+	const char **env_fields;    /* ruleset_env_fields(); names borrowed; set by finish */
 	struct class_def classes[CLASS_COUNT];
 	bool have_class[CLASS_COUNT];
 	struct ladder ladders[CLASS_COUNT];
@@ -319,14 +325,14 @@ const struct flag_def *ruleset_find_flag(const struct ruleset *rs, const char *i
 int ruleset_find_context(const struct ruleset *rs, const char *id);
 
 /*
- * The environment fields (jax_version, chip, ...): the names the facts set
- * (`sets`), each once, in the order the facts were loaded. This is the one
- * list of them: every printer of the environment asks the rules. Returns
- * the count; *out is a new NULL-terminated array of names borrowed from rs
- * (free() the array only).
+ * The environment fields (jax_version, chip, ...): the names the contexts
+ * and facts set (`sets`), each once, the contexts' first. This is the one
+ * list of them: every printer of the environment asks the rules. Returns a
+ * NULL-terminated array owned by rs, valid until ruleset_free(); set by
+ * ruleset_finish().
  */
-size_t ruleset_env_fields(const struct ruleset *rs, const char ***out);
-/* Does a fact of rs set name? */
+const char *const *ruleset_env_fields(const struct ruleset *rs);
+/* Does a context or fact of rs set name? */
 bool ruleset_is_env_field(const struct ruleset *rs, const char *name);
 
 /*

@@ -111,6 +111,7 @@ same_pattern(const char *w, const struct pattern *x, const struct pattern *y)
 	I(role);
 	V(lits);
 	V(ahead);
+	V(scan_lits);
 	I(line);
 	I(col);
 	I(index);
@@ -309,6 +310,11 @@ same_tables(const struct ruleset *a, const struct ruleset *b)
 	for (size_t i = 0; i < a->nfiles && i < b->nfiles; i++)
 		same_str("ruleset", "files", a->files[i], b->files[i]);
 	same_strv("ruleset", "more_info", a->more_info, b->more_info);
+	same_int("ruleset", "nalways", (long long)a->nalways, (long long)b->nalways);
+	for (size_t i = 0; i < a->nalways && i < b->nalways; i++)
+		same_int("ruleset", "always", (long long)a->always[i], (long long)b->always[i]);
+	same_strv("ruleset", "env_fields", (char *const *)a->env_fields,
+		  (char *const *)b->env_fields);
 }
 
 static void
@@ -538,7 +544,7 @@ test_struct_sizes(void)
 			"compare it in %s\n", #t, sizeof(t), (n), __FILE__); \
 	CHECK_INTEQ(sizeof(t), (n)); \
 } while (0)
-	SIZE(struct pattern, 64);
+	SIZE(struct pattern, 72);
 	SIZE(struct rule, 224);
 	SIZE(struct context_def, 168);
 	SIZE(struct confidence_policy, 24);
@@ -550,7 +556,7 @@ test_struct_sizes(void)
 	SIZE(struct fact_def, 40);
 	SIZE(struct run_text, 48);
 	SIZE(struct run_pass, 32);
-	SIZE(struct ruleset, 1400);
+	SIZE(struct ruleset, 1424);
 	SIZE(struct check_def, 88);
 	SIZE(struct check_module, 16);
 	SIZE(struct check_prim, 120);
