@@ -208,6 +208,7 @@ jaxapi_free(struct jaxapi *t)
 	for (size_t i = 0; i < t->ngaps; i++)
 		gap_free(t->gaps[i]);
 	free(t->names);
+	free(t->by_name);
 	free(t->gaps);
 	free(t->releases);
 	free(t->releases_source);
@@ -215,13 +216,41 @@ jaxapi_free(struct jaxapi *t)
 	free(t);
 }
 
+/* The first of equal names wins, as in a walk of the file. */
+static int
+by_name_cmp(const void *a, const void *b)
+{
+	const struct api_name *x = *(const struct api_name *const *)a;
+	const struct api_name *y = *(const struct api_name *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* A binary search once finished: every rung's advice looks names up, for every log a scan reads. */
 const struct api_name *
 jaxapi_find(const struct jaxapi *t, const char *name)
 {
-	for (size_t i = 0; t && i < t->nnames; i++)
-		if (strcmp(t->names[i]->name, name) == 0)
-			return t->names[i];
-	return NULL;
+	size_t lo = 0, hi;
+
+	if (!t)
+		return NULL;
+	if (!t->by_name) {
+		for (size_t i = 0; i < t->nnames; i++)
+			if (strcmp(t->names[i]->name, name) == 0)
+				return t->names[i];
+		return NULL;
+	}
+	hi = t->nnames;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nnames && strcmp(t->by_name[lo]->name, name) == 0 ? t->by_name[lo] : NULL;
 }
 
 const struct api_name *
@@ -756,9 +785,18 @@ check_against_releases(const struct jaxapi *t, struct diag *d)
 }
 
 int
-jaxapi_finish(const struct jaxapi *t, struct diag *d)
+jaxapi_finish(struct jaxapi *t, struct diag *d)
 {
 	int ret = 0;
+
+	if (t) {
+		for (size_t i = 0; i < t->nnames; i++)
+			t->names[i]->order = i;
+		free(t->by_name);
+		t->by_name = xcalloc(t->nnames + 1, sizeof(*t->by_name));
+		memcpy(t->by_name, t->names, t->nnames * sizeof(*t->names));
+		qsort(t->by_name, t->nnames, sizeof(*t->by_name), by_name_cmp);
+	}
 
 	for (size_t i = 0; t && i < t->nnames; i++) {
 		const struct api_name *n = t->names[i], *p = n;

@@ -69,6 +69,7 @@ enum api_presence { API_ABSENT, API_MAYBE, API_PRESENT };
 /* One spelling of one API at some releases. */
 struct api_name {
 	char *name;                   /* the key used in ${api:NAME}: "pl.semaphore_signal" */
+	size_t order;                 /* its place in the file order; set by jaxapi_finish() */
 	char *render;                 /* what a snippet gets, when not `name` ("detect_races") */
 	struct jaxrange since;        /* first release that has it */
 	struct jaxrange removed;      /* first release that no longer has it */
@@ -104,6 +105,8 @@ struct api_gap {
 struct jaxapi {
 	struct api_name **names;      /* in file order */
 	size_t nnames, alloc_names;
+	struct api_name **by_name;    /* names sorted by name, ties in file order, for
+	                               * jaxapi_find(); set by jaxapi_finish() */
 	struct api_gap **gaps;
 	size_t ngaps, alloc_gaps;
 	/* jax_releases: every release the table was checked against, oldest
@@ -133,7 +136,7 @@ int jaxapi_parse(struct jaxapi **out, const struct ynode *names, const struct yn
  * every provenance names the tag of its release. Returns -1 if d got
  * errors. t may be NULL.
  */
-int jaxapi_finish(const struct jaxapi *t, struct diag *d);
+int jaxapi_finish(struct jaxapi *t, struct diag *d);
 void jaxapi_free(struct jaxapi *t);
 
 /*

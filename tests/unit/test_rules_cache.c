@@ -452,6 +452,8 @@ same_api(const struct jaxapi *a, const struct jaxapi *b)
 		S(file);
 		I(line);
 		I(col);
+		I(order);
+		same_str(w, "by_name", a->by_name[i]->name, b->by_name[i]->name);
 	}
 	same_int("api", "nreleases", (long long)a->nreleases, (long long)b->nreleases);
 	for (size_t i = 0; i < a->nreleases && i < b->nreleases; i++)
@@ -567,9 +569,9 @@ test_struct_sizes(void)
 	SIZE(struct dtype, 56);
 	SIZE(struct chiptab, 72);
 	SIZE(struct gpu, 160);
-	SIZE(struct api_name, 208);
+	SIZE(struct api_name, 216);
 	SIZE(struct api_gap, 128);
-	SIZE(struct jaxapi, 88);
+	SIZE(struct jaxapi, 96);
 	SIZE(struct jaxrange, 48);
 #undef SIZE
 #endif
