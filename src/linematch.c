@@ -32,6 +32,9 @@ struct piece_at {
 };
 
 /* The candidate line at hand. */
+/* the fallback tier's patterns share a few lookahead lists */
+#define AHEAD_SEEN 8
+
 struct line_ctx {
 	const struct window *w;
 	struct linematch *lm;
@@ -45,6 +48,9 @@ struct line_ctx {
 	size_t nprev, nnext;
 	struct piece_at pieces[LINE_MAX_PIECES];  /* found with the line's literals */
 	size_t npieces;             /* LINE_MAX_PIECES + 1: too many to keep */
+	char *const *ahead_seen[AHEAD_SEEN];  /* lookahead lists asked of the neighbourhood, */
+	bool ahead_near[AHEAD_SEEN];          /* and whether one of its lines holds a word */
+	size_t nahead;
 };
 
 static void
@@ -577,6 +583,46 @@ join_of(struct linematch *lm, struct line_ctx *l, int kind)
 	return true;
 }
 
+/* Can a join hold ahead's words only where one of its lines does? Not when a word has a blank. */
+static bool
+ahead_piecewise(char *const *ahead)
+{
+	for (; *ahead; ahead++)
+		if (strpbrk(*ahead, " \t"))
+			return false;
+	return true;
+}
+
+/*
+ * Could some join around the line pass the lookahead `ahead`? A join puts
+ * a blank between its lines and folds only blanks, so a word without one
+ * is in the join only where it is in one of its lines: checking the lines
+ * saves building joins for the fallback tier's patterns on every candidate
+ * line without an error word near it (most of the joins of a small log).
+ */
+static bool
+ahead_near(struct linematch *lm, struct line_ctx *l, char *const *ahead)
+{
+	bool near;
+
+	for (size_t i = 0; i < l->nahead; i++)
+		if (l->ahead_seen[i] == ahead)
+			return l->ahead_near[i];
+	if (!ahead_piecewise(ahead))
+		return true;
+	need_neighbours(lm, l);
+	near = holds_any(l->s, l->n, ahead);
+	for (size_t k = 0; !near && k < l->nprev; k++)
+		near = holds_any(l->prev[k].s, l->prev[k].n, ahead);
+	for (size_t k = 0; !near && k < l->nnext; k++)
+		near = holds_any(l->next[k].s, l->next[k].n, ahead);
+	if (l->nahead < AHEAD_SEEN) {
+		l->ahead_seen[l->nahead] = ahead;
+		l->ahead_near[l->nahead++] = near;
+	}
+	return near;
+}
+
 /*
  * A hard-wrapped message: retry on the line joined with the lines after it,
  * then with the lines before it too. The hit is recorded on the line where
@@ -585,6 +631,8 @@ join_of(struct linematch *lm, struct line_ctx *l, int kind)
 static void
 try_joined(struct linematch *lm, const struct pattern *p, struct line_ctx *l)
 {
+	if (!lm->exhaustive && p->ahead && p->ahead[0] && !ahead_near(lm, l, p->ahead))
+		return;
 	for (int kind = 0; kind < 2; kind++) {
 		struct join *j = &lm->joins[kind];
 

@@ -247,7 +247,7 @@ test_wrapped_late(const struct ruleset *rs)
 /*
  * The fallback tier's lookahead patterns are tried only on subjects that
  * hold what the lookahead needs: its error word on the line, on a
- * neighbour, in capitals, at the very end of a join.
+ * neighbour after it or before it, in capitals, at the very end of a join.
  */
 static void
 test_lookahead_words(const struct ruleset *rs)
@@ -262,6 +262,16 @@ test_lookahead_words(const struct ruleset *rs)
 	add(&b, "note: the vmem budget of 16M is too large for\n");
 	add(&b, "  this chip, see above; FAILED\n");
 	json = check_same(rs, "lookahead words", &b, true);
+	CHECK(has(json, "\"rule\": \"fallback.capacity-words\""));
+	free(json);
+	/* the error word only on the line before: the join both ways */
+	buf_reset(&b);
+	add(&b, "    out = pl.pallas_call(kernel, out_shape=o)(x)\n");
+	filler(&b, 200);
+	add(&b, "jax.errors.JaxRuntimeError: the kernel ran\n");
+	add(&b, "  out of memory in its scratch buffers, then stopped\n");
+	filler(&b, 200);
+	json = check_same(rs, "the word before", &b, false);
 	CHECK(has(json, "\"rule\": \"fallback.capacity-words\""));
 	free(json);
 	/* a line shorter than one 16-byte step, its word at its very end */
