@@ -253,8 +253,10 @@ linematch_init(struct linematch *lm, const struct ruleset *rs, const struct lits
 	lm->npat = rs->npatterns;
 	lm->mt = mt ? mt : matcher_new(rs->npatterns);
 	lm->mt_borrowed = mt != NULL;
-	lm->ls = shared ? NULL : linematch_prefilter(rs, NULL);
-	lm->pf = shared ? shared : lm->ls;
+	/* with rs->prefilter, nothing is made until the first block shows
+	 * whether its sample would change the build */
+	lm->ls = shared || rs->prefilter ? NULL : linematch_prefilter(rs, NULL);
+	lm->pf = shared ? shared : lm->ls ? lm->ls : rs->prefilter;
 	lm->built = shared != NULL;
 	/* whole 64-bit words, so that linematch_line() reads it a word at a time */
 	lm->hits_len = (2 * lm->npat + AUX_COUNT + 63) / 64 * 8;
@@ -319,6 +321,16 @@ linematch_build(struct linematch *lm, const char *sample, size_t len)
 {
 	if (lm->built)
 		return;
+	if (!lm->ls && !litset_sample_matters(len)) {
+		lm->pf = lm->rs->prefilter;
+		lm->built = true;
+		lm->built_gen = lm->live_gen;
+		return;
+	}
+	if (!lm->ls) {
+		lm->ls = linematch_prefilter(lm->rs, NULL);
+		lm->pf = lm->ls;
+	}
 	litset_build(lm->ls, sample, len);
 	lm->built = true;
 	lm->built_gen = lm->live_gen;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt/buf.h"
 #include "pt/litset.h"
 #include "pt/xalloc.h"
 
@@ -901,4 +902,226 @@ size_t
 litset_stride(const struct litset *ls)
 {
 	return ls->stride;
+}
+
+bool
+litset_sample_matters(size_t sample_len)
+{
+	return sample_len >= SAMPLE_MIN;
+}
+
+/* ---- a built set as bytes (the rules cache) ---- */
+
+#define SAVE_MAGIC 0x5445534cu   /* "LSET" */
+
+static void
+put_u32(struct buf *b, uint32_t v)
+{
+	buf_add(b, &v, sizeof(v));
+}
+
+static void
+put_u32s(struct buf *b, const uint32_t *v, size_t n)
+{
+	if (n)
+		buf_add(b, v, n * sizeof(*v));
+}
+
+void
+litset_save(const struct litset *ls, struct buf *b)
+{
+	size_t size = ls->tkey ? ls->tmask + 1 : 0;
+
+	put_u32(b, SAVE_MAGIC);
+	put_u32(b, (uint32_t)ls->nlits);
+	put_u32(b, (uint32_t)ls->stride);
+	put_u32(b, (uint32_t)ls->shortest);
+	put_u32(b, (uint32_t)ls->maxoff);
+	put_u32(b, (uint32_t)ls->nents);
+	put_u32(b, (uint32_t)size);
+	buf_add(b, ls->shuf, sizeof(ls->shuf));
+	buf_add(b, ls->bitmap, sizeof(ls->bitmap));
+	for (size_t i = 0; i < ls->nlits; i++) {
+		const struct lit *l = &ls->lits[i];
+
+		put_u32(b, (uint32_t)l->len);
+		put_u32(b, (uint32_t)l->nids);
+		put_u32(b, l->cased != NULL);
+		put_u32s(b, l->offs, STRIDE_MAX);
+		buf_add(b, l->s, l->len);
+		if (l->cased)
+			buf_add(b, l->cased, l->len);
+		if (l->nids)
+			buf_add(b, l->ids, l->nids * sizeof(*l->ids));
+	}
+	if (ls->nents)
+		buf_add(b, ls->ents, ls->nents * sizeof(*ls->ents));
+	put_u32s(b, ls->tkey, size);
+	put_u32s(b, ls->tstart, size);
+	put_u32s(b, ls->tcount, size);
+}
+
+struct rd {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static const void *
+take(struct rd *r, size_t n)
+{
+	const void *at = r->p;
+
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return NULL;
+	}
+	r->p += n;
+	return at;
+}
+
+static uint32_t
+get_u32(struct rd *r)
+{
+	const void *at = take(r, sizeof(uint32_t));
+	uint32_t v = 0;
+
+	if (at)
+		memcpy(&v, at, sizeof(v));
+	return v;
+}
+
+static bool
+get_into(struct rd *r, void *out, size_t n)
+{
+	const void *at = take(r, n);
+
+	if (at)
+		memcpy(out, at, n);
+	return at != NULL;
+}
+
+/* n bytes into a new buffer (one more, zeroed, so that strings end); NULL when short. */
+static void *
+get_copy(struct rd *r, size_t n)
+{
+	const void *at = take(r, n);
+	unsigned char *c;
+
+	if (!at)
+		return NULL;
+	c = xcalloc(n + 1, 1);
+	memcpy(c, at, n);
+	return c;
+}
+
+static bool
+lit_sane(const struct lit *l, size_t stride)
+{
+	if (l->len < LITSET_MIN_LEN || l->len > (1u << 20) || l->len < stride + 3)
+		return false;
+	for (size_t r = 0; r < stride; r++)
+		if (l->offs[r] + 4 > l->len || l->offs[r] % stride != r)
+			return false;
+	return true;
+}
+
+/*
+ * Every index a probe or a compare follows stays inside the set, the
+ * largest offset is the one the probes allow for, and the table has an
+ * empty slot to end a lookup.
+ */
+static bool
+tables_sane(const struct litset *ls, size_t size)
+{
+	size_t maxoff = 0, empty = 0;
+
+	for (size_t i = 0; i < ls->nlits; i++)
+		for (size_t r = 0; r < ls->stride; r++)
+			if (ls->lits[i].offs[r] > maxoff)
+				maxoff = ls->lits[i].offs[r];
+	if (maxoff != ls->maxoff)
+		return false;
+	for (size_t i = 0; i < ls->nents; i++) {
+		const struct went *e = &ls->ents[i];
+
+		if (e->lit >= ls->nlits || e->len != ls->lits[e->lit].len || e->off + 4 > e->len ||
+		    e->chkoff + 4 > e->len || e->off > ls->maxoff)
+			return false;
+	}
+	for (size_t k = 0; k < size; k++) {
+		if (ls->tstart[k] > ls->nents || ls->tcount[k] > ls->nents - ls->tstart[k])
+			return false;
+		empty += ls->tcount[k] == 0;
+	}
+	return size == 0 || empty > 0;
+}
+
+static bool
+get_lits(struct rd *r, struct litset *ls)
+{
+	for (size_t i = 0; i < ls->nlits && !r->bad; i++) {
+		struct lit *l = &ls->lits[i];
+		bool cased;
+
+		l->len = get_u32(r);
+		l->nids = l->alloc_ids = get_u32(r);
+		cased = get_u32(r) != 0;
+		for (size_t k = 0; k < STRIDE_MAX; k++)
+			l->offs[k] = get_u32(r);
+		if (r->bad || !lit_sane(l, ls->stride) ||
+		    l->nids > (size_t)(r->end - r->p) / sizeof(unsigned))
+			return false;
+		l->s = get_copy(r, l->len);
+		l->cased = cased ? get_copy(r, l->len) : NULL;
+		l->ids = get_copy(r, l->nids * sizeof(unsigned));
+		if (ls->shortest == 0 || l->len < ls->shortest)
+			return false;
+	}
+	return !r->bad;
+}
+
+struct litset *
+litset_load(const void *data, size_t len)
+{
+	struct rd r = { data, (const unsigned char *)data + len, false };
+	struct litset *ls = litset_new();
+	size_t nlits, size;
+
+	if (get_u32(&r) != SAVE_MAGIC)
+		goto bad;
+	nlits = get_u32(&r);
+	ls->stride = get_u32(&r);
+	ls->shortest = get_u32(&r);
+	ls->maxoff = get_u32(&r);
+	ls->nents = get_u32(&r);
+	size = get_u32(&r);
+	if (!get_into(&r, ls->shuf, sizeof(ls->shuf)) || !get_into(&r, ls->bitmap, sizeof(ls->bitmap)))
+		goto bad;
+	/* an empty set is built with stride 0 and no table */
+	if (nlits ? ls->stride < 1 || ls->stride > STRIDE_MAX || size < 2 : ls->stride || size)
+		goto bad;
+	if ((size & (size - 1)) || ls->nents != nlits * ls->stride || nlits > len || size > len)
+		goto bad;
+	/* litset_free() walks nlits entries: they exist, zeroed, before it is set */
+	ls->lits = xcalloc(nlits + 1, sizeof(*ls->lits));
+	ls->nlits = ls->alloc_lits = nlits;
+	if (!get_lits(&r, ls))
+		goto bad;
+	ls->ents = get_copy(&r, ls->nents * sizeof(*ls->ents));
+	if (size) {	/* none for an empty set, as its build leaves it */
+		ls->tkey = get_copy(&r, size * sizeof(uint32_t));
+		ls->tstart = get_copy(&r, size * sizeof(uint32_t));
+		ls->tcount = get_copy(&r, size * sizeof(uint32_t));
+		ls->tmask = size - 1;
+	}
+	if (r.bad || r.p != r.end || !tables_sane(ls, size))
+		goto bad;
+	ls->built = true;
+#if PT_LITSET_AVX2
+	ls->avx2 = have_avx2();
+#endif
+	return ls;
+bad:
+	litset_free(ls);
+	return NULL;
 }

@@ -13,6 +13,7 @@
 #include "pt/jaxapi.h"
 #include "pt/ladder.h"
 #include "pt/literal.h"
+#include "pt/litset.h"
 #include "pt/match.h"
 #include "pt/rules.h"
 #include "pt/rules_parse.h"
@@ -151,6 +152,7 @@ ruleset_free(struct ruleset *rs)
 	free(rs->patterns);
 	free(rs->always);
 	free(rs->env_fields);
+	litset_free(rs->prefilter);
 	for (int c = 0; c < CLASS_COUNT; c++) {
 		struct class_def *cd = &rs->classes[c];
 
@@ -1211,6 +1213,9 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 	}
 	index_scan_literals(rs);
 	index_env_fields(rs);
+	/* built from what this finish may have changed */
+	litset_free(rs->prefilter);
+	rs->prefilter = NULL;
 	return d->nerrors > before ? -1 : 0;
 }
 

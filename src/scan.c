@@ -317,7 +317,9 @@ scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_
 	 scan_sink sink, void *arg, struct pt_err *err)
 {
 	unsigned jobs = pick_jobs(o, l->n - l->nerrors);
-	struct litset *pf = classify_prefilter_new(rs);
+	/* the rules' own when they have it (pt/rules.h): the same build */
+	struct litset *own = rs->prefilter ? NULL : classify_prefilter_new(rs);
+	const struct litset *pf = own ? own : rs->prefilter;
 	struct worker *w;
 	struct pool *p;
 	int ret = -1;
@@ -333,7 +335,7 @@ scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_
 			slot_clear(&s);
 		}
 		matcher_free(mt);
-		litset_free(pf);
+		litset_free(own);
 		return 0;
 	}
 	p = xcalloc(1, sizeof(*p));
@@ -385,7 +387,7 @@ out:
 	pthread_mutex_destroy(&p->mu);
 	free(w);
 	free(p);
-	litset_free(pf);
+	litset_free(own);
 	return ret;
 }
 

@@ -80,7 +80,8 @@ struct linematch {
 /*
  * Start matching rs's patterns (rs borrowed, must outlive lm). shared: a
  * built prefilter of every pattern to start from (classify_prefilter_new(),
- * borrowed), or NULL to build one at linematch_build(). mt: a matcher to
+ * borrowed), or NULL to build one at linematch_build(), where a sample too
+ * small to matter takes rs->prefilter instead when rs has one. mt: a matcher to
  * use (borrowed; one thread at a time), or NULL for one of lm's own.
  * Release with linematch_release().
  */
@@ -112,7 +113,8 @@ struct scout_skip linematch_skip(struct linematch *lm, const struct litset *pf);
 void linematch_exhaustive(struct linematch *lm);
 
 /* Build lm's prefilter, choosing rare windows from sample[0..len) (may be
- * empty). Does nothing when it is built already. */
+ * empty), or borrow rs->prefilter, the same build, when the sample would
+ * not change it. Does nothing when it is built already. */
 void linematch_build(struct linematch *lm, const char *sample, size_t len);
 
 /*

@@ -26,6 +26,7 @@
 
 #define LITSET_MIN_LEN 4   /* shorter literals cannot be indexed */
 
+struct buf;
 struct litset;
 
 /* Returns a new empty set; free with litset_free(). */
@@ -61,6 +62,18 @@ int litset_add_cased(struct litset *ls, const char *lit, size_t len, unsigned id
  * call, which takes about 3 ms per MiB of it.
  */
 void litset_build(struct litset *ls, const char *sample, size_t sample_len);
+
+/* Would litset_build() read a sample of sample_len bytes, or build as without one? */
+bool litset_sample_matters(size_t sample_len);
+
+/*
+ * A built set as bytes, for the rules cache: litset_save() appends them to
+ * b; litset_load() returns a new built set equal to the saved one (free
+ * with litset_free()), or NULL when the bytes are not one a build of this
+ * binary saved whole. The format is private to one build.
+ */
+void litset_save(const struct litset *ls, struct buf *b);
+struct litset *litset_load(const void *data, size_t len);
 
 /*
  * For tests and benchmarks; call before litset_build(). stride 1..8 forces

@@ -265,6 +265,8 @@ struct run_pass {
 	char *file;                 /* where it was defined, or NULL */
 };
 
+struct litset;
+
 struct ruleset {
 	struct rule **rules;
 	size_t nrules, alloc_rules;
@@ -273,6 +275,9 @@ struct ruleset {
 	size_t *always;             /* indices of the patterns without scan_lits; set by finish */
 	size_t nalways;
 	const char **env_fields;    /* ruleset_env_fields(); names borrowed; set by finish */
+	struct litset *prefilter;   /* owned, may be NULL: the classifier's first prefilter
+	                             * built without a sample (classify_prefilter_new()),
+	                             * kept in the rules cache; a finish drops it */
 	struct class_def classes[CLASS_COUNT];
 	bool have_class[CLASS_COUNT];
 	struct ladder ladders[CLASS_COUNT];

@@ -8,8 +8,10 @@
  * modification times, by the tool's version and by a hash of the sources
  * the binary was built from; any difference is a miss and the YAML is read
  * again. Only rulesets that loaded without a single error are ever
- * written; the patterns are stored compiled (PCRE2's serialized code), so
- * a loaded set is complete and read-only like one read from YAML. Rule
+ * written; the patterns are stored compiled (PCRE2's serialized code) and
+ * with them the built first prefilter (ruleset->prefilter, whose build was
+ * 40 % of a 2 KB run), so a loaded set is complete and read-only like one
+ * read from YAML. Rule
  * examples are not cached: `rules test` and `rules validate` always read
  * the YAML.
  *

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "pt/classify.h"
 #include "pt/suggest.h"
 #include "pt/packs.h"
 #include "pt/rules.h"
@@ -221,6 +222,8 @@ load_rules_fresh(const char *dir, int *rc)
 		return NULL;
 	}
 	diag_release(&d);
+	/* built here once, so that the rules cache keeps it for every later run */
+	rs->prefilter = classify_prefilter_new(rs);
 	return rs;
 }
 

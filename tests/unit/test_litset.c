@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt/buf.h"
 #include "pt/litset.h"
 #include "test.h"
 
@@ -250,6 +251,41 @@ test_edges(void)
 }
 
 /*
+ * The set as the rules cache gives it back: saved and loaded. Saving the
+ * loaded set again gives the same bytes, and no shorter piece of them
+ * loads at all.
+ */
+static struct litset *
+reloaded(struct litset *ls, int *bad)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	struct litset *back;
+
+	litset_save(ls, &a);
+	back = litset_load(a.data, a.len);
+	if (!back) {
+		if ((*bad)++ < 5)
+			fprintf(stderr, "a saved set did not load (%zu bytes)\n", a.len);
+		buf_release(&a);
+		return ls;
+	}
+	litset_save(back, &b);
+	if ((a.len != b.len || memcmp(a.data, b.data, a.len) != 0) && (*bad)++ < 5)
+		fprintf(stderr, "a loaded set saves other bytes\n");
+	for (size_t cut = 0; cut < a.len; cut += 1 + cut / 8) {
+		struct litset *part = litset_load(a.data, cut);
+
+		if (part && (*bad)++ < 5)
+			fprintf(stderr, "%zu of %zu bytes loaded\n", cut, a.len);
+		litset_free(part);
+	}
+	buf_release(&a);
+	buf_release(&b);
+	litset_free(ls);
+	return back;
+}
+
+/*
  * Random literals and buffers; every find and line_hits result is compared
  * with the naive search. stride 0 lets build choose; scalar forces the
  * portable probe. Returns the number of disagreements.
@@ -323,6 +359,8 @@ differential(int rounds, int alphabet, size_t stride, bool scalar)
 		} else {
 			litset_build(ls, NULL, 0);
 		}
+		if (rnd_below(2))
+			ls = reloaded(ls, &bad);
 		if (stride && litset_stride(ls) != stride && bad++ < 5)
 			fprintf(stderr, "round %d: stride %zu, want %zu\n", r, litset_stride(ls), stride);
 
@@ -381,6 +419,40 @@ differential(int rounds, int alphabet, size_t stride, bool scalar)
 	return bad;
 }
 
+/* A saved set finds what the built one does, a cased literal in its spelling only. */
+static void
+test_save_load(void)
+{
+	static const char *const lits[] = { "error", "vmem limit", "tpu_custom_call" };
+	static const char text[] = "an Error over the VMEM LIMIT in tpu_custom_call, FAILED";
+	struct litset *ls = make_set(lits, ARRAY_LEN(lits));
+	struct litset *cased = litset_new(), *empty = litset_new();
+	int bad = 0;
+	size_t li = 0;
+
+	ls = reloaded(ls, &bad);
+	CHECK_INTEQ(bad, 0);
+	CHECK_INTEQ(litset_count(ls), 3);
+	CHECK_INTEQ(litset_find(ls, text, strlen(text), 0, &li), 3);
+	CHECK_INTEQ(litset_find(ls, text, strlen(text), 4, NULL), 18);
+	CHECK_INTEQ(litset_find(ls, text, strlen(text), 19, NULL), 32);
+	litset_add_cased(cased, "FAILED", 6, 7);
+	litset_add(cased, "nothing here", 12, 8);
+	litset_build(cased, NULL, 0);
+	cased = reloaded(cased, &bad);
+	CHECK_INTEQ(bad, 0);
+	CHECK_INTEQ(litset_find(cased, text, strlen(text), 0, NULL), strlen(text) - 6);
+	CHECK_INTEQ(litset_find(cased, "failed", 6, 0, NULL), 6);
+	litset_build(empty, NULL, 0);
+	empty = reloaded(empty, &bad);
+	CHECK_INTEQ(bad, 0);
+	CHECK_INTEQ(litset_find(empty, text, strlen(text), 0, NULL), strlen(text));
+	CHECK(litset_load("LSET", 4) == NULL);
+	litset_free(ls);
+	litset_free(cased);
+	litset_free(empty);
+}
+
 static void
 test_differential(void)
 {
@@ -404,6 +476,7 @@ main(void)
 	test_cased();
 	test_add_rules();
 	test_edges();
+	test_save_load();
 	test_differential();
 	return TEST_DONE();
 }

@@ -17,10 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pt/buf.h"
 #include "pt/chips.h"
+#include "pt/classify.h"
 #include "pt/gpus.h"
 #include "pt/checktab.h"
 #include "pt/jaxapi.h"
+#include "pt/litset.h"
 #include "pt/match.h"
 #include "pt/rules.h"
 #include "pt/rules_cache.h"
@@ -536,6 +539,25 @@ same_checks(const struct checktab *a, const struct checktab *b)
 	}
 }
 
+/* The first prefilter comes back built, byte for byte the one saved. */
+static void
+same_prefilter(const struct litset *x, const struct litset *y)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+
+	CHECK(x != NULL && y != NULL);
+	if (!x || !y)
+		return;
+	litset_save(x, &a);
+	litset_save(y, &b);
+	CHECK(a.len > 0);
+	CHECK_INTEQ(a.len, b.len);
+	CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+	CHECK_INTEQ(litset_count(y), litset_count(x));
+	buf_release(&a);
+	buf_release(&b);
+}
+
 static void
 test_struct_sizes(void)
 {
@@ -558,7 +580,7 @@ test_struct_sizes(void)
 	SIZE(struct fact_def, 40);
 	SIZE(struct run_text, 48);
 	SIZE(struct run_pass, 32);
-	SIZE(struct ruleset, 1424);
+	SIZE(struct ruleset, 1432);
 	SIZE(struct check_def, 88);
 	SIZE(struct check_module, 16);
 	SIZE(struct check_prim, 120);
@@ -761,6 +783,7 @@ test_round_trip(void)
 	test_coverage(a);
 	test_api_coverage(a->api);
 	key = rules_cache_key(dirs);
+	a->prefilter = classify_prefilter_new(a);
 	CHECK_INTEQ(rules_cache_save(a, key), 0);
 	b = rules_cache_load(key);
 	CHECK(b != NULL);
@@ -780,6 +803,7 @@ test_round_trip(void)
 		same_chiptab(a->chips, b->chips);
 		same_api(a->api, b->api);
 		same_checks(a->checks, b->checks);
+		same_prefilter(a->prefilter, b->prefilter);
 	}
 	/* a key of another build (its source hash is on the first line) is a miss */
 	{

@@ -13,6 +13,7 @@
  * done less (candidate lines and pattern runs), or the test proves nothing.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@
 #include "pt/classify.h"
 #include "pt/diagnosis.h"
 #include "pt/json.h"
+#include "pt/litset.h"
 #include "pt/rules.h"
 #include "rules_fixture.h"
 #include "test.h"
@@ -79,6 +81,9 @@ plain_filler(struct buf *b, size_t n)
 		}
 }
 
+/* How much of a log each classifier_feed() gets: a pipe's reads, or (SIZE_MAX) a file's first block. */
+static size_t feed_chunk = 4096;
+
 static char *
 verdict_json(const struct ruleset *rs, const char *log, size_t len, bool exhaustive,
 	     size_t *runs)
@@ -90,8 +95,8 @@ verdict_json(const struct ruleset *rs, const char *log, size_t len, bool exhaust
 
 	if (exhaustive)
 		classifier_exhaustive(c);
-	for (size_t off = 0; off < len; off += 4096)
-		classifier_feed(c, log + off, len - off < 4096 ? len - off : 4096);
+	for (size_t off = 0; off < len; off += feed_chunk)
+		classifier_feed(c, log + off, len - off < feed_chunk ? len - off : feed_chunk);
 	classifier_finish(c, &v);
 	*runs = classifier_work(c);
 	classifier_free(c);
@@ -356,6 +361,44 @@ test_cased_literal(const struct ruleset *rs)
 	buf_release(&b);
 }
 
+/*
+ * The rules' own first prefilter (what the rules cache keeps) gives the
+ * verdict a build for the log gives: on a small log, where it is taken,
+ * and on one long enough that its first block is a sample, where it is not.
+ */
+static void
+test_rules_prefilter(struct ruleset *rs)
+{
+	for (int big = 0; big < 2; big++) {
+		struct buf b = BUF_INIT;
+		size_t runs;
+		char *own, *theirs;
+
+		add(&b, "    out = pl.pallas_call(kernel, out_shape=o)(x)\n");
+		filler(&b, big ? 2000 : 10);
+		add(&b, "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory "
+			"space vmem. Used 70.51M of 64.00M vmem.\n");
+		filler(&b, 20);
+		CHECK(!rs->prefilter);
+		CHECK(!big || litset_sample_matters(b.len));
+		feed_chunk = big ? SIZE_MAX : 4096;
+		own = verdict_json(rs, b.data, b.len, false, &runs);
+		rs->prefilter = classify_prefilter_new(rs);
+		theirs = verdict_json(rs, b.data, b.len, false, &runs);
+		litset_free(rs->prefilter);
+		rs->prefilter = NULL;
+		feed_chunk = 4096;
+		CHECK(has(own, "\"rule\": \"capacity.vmem-used-of-limit\""));
+		if (strcmp(own, theirs) != 0)
+			fprintf(stderr, "%s log: own prefilter:\n%s\nthe rules':\n%s\n",
+				big ? "big" : "small", own, theirs);
+		CHECK(strcmp(own, theirs) == 0);
+		free(own);
+		free(theirs);
+		buf_release(&b);
+	}
+}
+
 int
 main(void)
 {
@@ -371,6 +414,7 @@ main(void)
 	test_second_piece(rs);
 	test_suite_lines(rs);
 	test_cased_literal(rs);
+	test_rules_prefilter(rs);
 	ruleset_free(rs);
 	return TEST_DONE();
 }
