@@ -947,7 +947,7 @@ litset_save(const struct litset *ls, struct buf *b)
 		put_u32(b, (uint32_t)l->len);
 		put_u32(b, (uint32_t)l->nids);
 		put_u32(b, l->cased != NULL);
-		put_u32s(b, l->offs, STRIDE_MAX);
+		put_u32s(b, l->offs, ls->stride);	/* the rest are unused */
 		buf_add(b, l->s, l->len);
 		if (l->cased)
 			buf_add(b, l->cased, l->len);
@@ -1066,7 +1066,7 @@ get_lits(struct rd *r, struct litset *ls)
 		l->len = get_u32(r);
 		l->nids = l->alloc_ids = get_u32(r);
 		cased = get_u32(r) != 0;
-		for (size_t k = 0; k < STRIDE_MAX; k++)
+		for (size_t k = 0; k < ls->stride; k++)
 			l->offs[k] = get_u32(r);
 		if (r->bad || !lit_sane(l, ls->stride) ||
 		    l->nids > (size_t)(r->end - r->p) / sizeof(unsigned))
