@@ -391,6 +391,20 @@ differential(int rounds, int alphabet, size_t stride, bool scalar)
 			q = got + 1;
 		}
 
+		/* A search that must stop early (the walk's range of the
+		 * file): its last probes are read past the range's end. */
+		for (int k = 0; k < 8 && blen; k++) {
+			size_t from = rnd_below(blen), stop = from + 1 + rnd_below(24);
+			size_t want_q = naive_find(lits, lens, nl, buf, blen, from);
+			size_t got = litset_find_range(ls, buf, blen, from, stop, NULL);
+
+			if (want_q >= stop)
+				want_q = blen;
+			if (got != want_q && bad++ < 5)
+				fprintf(stderr, "round %d alphabet %d: range [%zu, %zu): got %zu, want %zu\n",
+					r, alphabet, from, stop, got, want_q);
+		}
+
 		/* line_hits over the whole buffer and over a random slice. */
 		for (int pass = 0; pass < 2; pass++) {
 			size_t a = pass ? rnd_below(blen + 1) : 0;
