@@ -162,6 +162,12 @@ add_wrap_literals(struct litset *ls, const char *lit, unsigned id)
 }
 
 /* Id layout: patterns, the engine's own literals, then each pattern's wrap pieces. */
+size_t
+linematch_id_count(const struct ruleset *rs)
+{
+	return 2 * rs->npatterns + AUX_COUNT;
+}
+
 static unsigned
 piece_id(const struct ruleset *rs, size_t pattern)
 {

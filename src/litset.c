@@ -1057,7 +1057,16 @@ tables_sane(const struct litset *ls, size_t size)
 }
 
 static bool
-get_lits(struct rd *r, struct litset *ls)
+ids_below(const unsigned *ids, size_t n, unsigned id_limit)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= id_limit)
+			return false;
+	return true;
+}
+
+static bool
+get_lits(struct rd *r, struct litset *ls, unsigned id_limit)
 {
 	for (size_t i = 0; i < ls->nlits && !r->bad; i++) {
 		struct lit *l = &ls->lits[i];
@@ -1074,14 +1083,15 @@ get_lits(struct rd *r, struct litset *ls)
 		l->s = get_copy(r, l->len);
 		l->cased = cased ? get_copy(r, l->len) : NULL;
 		l->ids = get_copy(r, l->nids * sizeof(unsigned));
-		if (ls->shortest == 0 || l->len < ls->shortest)
+		if (ls->shortest == 0 || l->len < ls->shortest ||
+		    (l->ids && !ids_below(l->ids, l->nids, id_limit)))
 			return false;
 	}
 	return !r->bad;
 }
 
 struct litset *
-litset_load(const void *data, size_t len)
+litset_load(const void *data, size_t len, unsigned id_limit)
 {
 	struct rd r = { data, (const unsigned char *)data + len, false };
 	struct litset *ls = litset_new();
@@ -1105,7 +1115,7 @@ litset_load(const void *data, size_t len)
 	/* litset_free() walks nlits entries: they exist, zeroed, before it is set */
 	ls->lits = xcalloc(nlits + 1, sizeof(*ls->lits));
 	ls->nlits = ls->alloc_lits = nlits;
-	if (!get_lits(&r, ls))
+	if (!get_lits(&r, ls, id_limit))
 		goto bad;
 	ls->ents = get_copy(&r, ls->nents * sizeof(*ls->ents));
 	if (size) {	/* none for an empty set, as its build leaves it */

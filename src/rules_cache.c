@@ -23,6 +23,7 @@
 #include "pt/checktab.h"
 #include "pt/chips.h"
 #include "pt/jaxapi.h"
+#include "pt/linematch.h"
 #include "pt/litset.h"
 #include "pt/match.h"
 #include "pt/rules_cache.h"
@@ -377,7 +378,7 @@ attach_prefilter(struct ruleset *rs, const struct code_blob *c)
 {
 	if (c->len == 0)
 		return 0;
-	rs->prefilter = litset_load(c->data, c->len);
+	rs->prefilter = litset_load(c->data, c->len, (unsigned)linematch_id_count(rs));
 	return rs->prefilter ? 0 : -1;
 }
 

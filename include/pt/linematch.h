@@ -95,6 +95,8 @@ void linematch_release(struct linematch *lm);
  * quiet). Returns a new set; free it with litset_free().
  */
 struct litset *linematch_prefilter(const struct ruleset *rs, const struct linematch *lm);
+/* The ids such a prefilter uses are below this. */
+size_t linematch_id_count(const struct ruleset *rs);
 
 /*
  * The lines a walk over pf (lm's prefilter or its twin) may pass over

@@ -70,10 +70,11 @@ bool litset_sample_matters(size_t sample_len);
  * A built set as bytes, for the rules cache: litset_save() appends them to
  * b; litset_load() returns a new built set equal to the saved one (free
  * with litset_free()), or NULL when the bytes are not one a build of this
- * binary saved whole. The format is private to one build.
+ * binary saved whole or hold an id of id_limit or more (callers index
+ * their tables with the ids). The format is private to one build.
  */
 void litset_save(const struct litset *ls, struct buf *b);
-struct litset *litset_load(const void *data, size_t len);
+struct litset *litset_load(const void *data, size_t len, unsigned id_limit);
 
 /*
  * For tests and benchmarks; call before litset_build(). stride 1..8 forces
