@@ -3,6 +3,10 @@
  * The JSON wrapper: insertion order, two-space layout, one-line scalar
  * arrays, exact integers, escaping, and the reader.
  */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "test.h"
 
 #include "pt/json.h"
@@ -246,10 +250,57 @@ test_copy_take(void)
 	json_free(dst);
 }
 
+/*
+ * Numbers as snprintf would write them: whole doubles below 10^15 and
+ * integers take a path of their own, everything else %1.15g or %1.17g.
+ */
+static void
+test_numbers(void)
+{
+	static const double nums[] = {
+		0, -0.0, 1, -1, 7, 10, 99, 100, 118, 0.95, 0.984, 2.5, -2.5, 1e-05, 123456789012345.0,
+		-123456789012345.0, 999999999999999.0, 1e15, -1e15, 1e16, 9007199254740993.0, 1e300,
+		0.1, 1.0 / 3, 70.51, 93323264,
+	};
+	static const long long ints[] = {
+		0, 1, -1, 9, 10, -10, 59768832, 9007199254740993LL, LLONG_MAX, LLONG_MIN,
+	};
+	char want[64], *end;
+
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		struct json *o = json_new_object();
+		struct buf b = BUF_INIT, w = BUF_INIT;
+
+		json_add_num(o, "n", nums[i]);
+		json_write_compact(o, &b);
+		snprintf(want, sizeof(want), "%1.15g", nums[i]);
+		if (strtod(want, &end) != nums[i])
+			snprintf(want, sizeof(want), "%1.17g", nums[i]);
+		buf_addf(&w, "{\"n\": %s}", want);
+		CHECK_STREQ(b.data, w.data);
+		json_free(o);
+		buf_release(&b);
+		buf_release(&w);
+	}
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		struct json *o = json_new_object();
+		struct buf b = BUF_INIT, w = BUF_INIT;
+
+		json_add_int(o, "n", ints[i]);
+		json_write_compact(o, &b);
+		buf_addf(&w, "{\"n\": %lld}", ints[i]);
+		CHECK_STREQ(b.data, w.data);
+		json_free(o);
+		buf_release(&b);
+		buf_release(&w);
+	}
+}
+
 int
 main(void)
 {
 	test_build();
+	test_numbers();
 	test_copy_take();
 	test_typed();
 	test_utf8();
