@@ -794,8 +794,10 @@ jaxapi_finish(struct jaxapi *t, struct diag *d)
 			t->names[i]->order = i;
 		free(t->by_name);
 		t->by_name = xcalloc(t->nnames + 1, sizeof(*t->by_name));
-		memcpy(t->by_name, t->names, t->nnames * sizeof(*t->names));
-		qsort(t->by_name, t->nnames, sizeof(*t->by_name), by_name_cmp);
+		if (t->nnames) {	/* names is NULL in an empty table */
+			memcpy(t->by_name, t->names, t->nnames * sizeof(*t->names));
+			qsort(t->by_name, t->nnames, sizeof(*t->by_name), by_name_cmp);
+		}
 	}
 
 	for (size_t i = 0; t && i < t->nnames; i++) {
