@@ -31,10 +31,10 @@ struct piece_at {
 	size_t lit, pos;
 };
 
-/* The candidate line at hand. */
 /* the fallback tier's patterns share a few lookahead lists */
 #define AHEAD_SEEN 8
 
+/* The candidate line at hand. */
 struct line_ctx {
 	const struct window *w;
 	struct linematch *lm;
@@ -265,9 +265,9 @@ linematch_init(struct linematch *lm, const struct ruleset *rs, const struct lits
 	lm->pf = shared ? shared : lm->ls ? lm->ls : rs->prefilter;
 	lm->built = shared != NULL;
 	/* whole 64-bit words, so that linematch_line() reads it a word at a time */
-	lm->hits_len = (2 * lm->npat + AUX_COUNT + 63) / 64 * 8;
+	lm->hits_len = (linematch_id_count(rs) + 63) / 64 * 8;
 	lm->hits = xcalloc(lm->hits_len, 1);
-	lm->ids = xcalloc(2 * lm->npat + AUX_COUNT, sizeof(*lm->ids));
+	lm->ids = xcalloc(linematch_id_count(rs), sizeof(*lm->ids));
 	lm->quiet = xcalloc(lm->npat + 1, sizeof(*lm->quiet));
 	lm->cuts = xcalloc(lm->npat + 1, sizeof(*lm->cuts));
 	lm->ctx_state = xcalloc(rs->ncontexts + 1, sizeof(*lm->ctx_state));
@@ -329,15 +329,11 @@ linematch_build(struct linematch *lm, const char *sample, size_t len)
 		return;
 	if (!lm->ls && !litset_sample_matters(len)) {
 		lm->pf = lm->rs->prefilter;
-		lm->built = true;
-		lm->built_gen = lm->live_gen;
-		return;
+	} else {
+		if (!lm->ls)
+			lm->pf = lm->ls = linematch_prefilter(lm->rs, NULL);
+		litset_build(lm->ls, sample, len);
 	}
-	if (!lm->ls) {
-		lm->ls = linematch_prefilter(lm->rs, NULL);
-		lm->pf = lm->ls;
-	}
-	litset_build(lm->ls, sample, len);
 	lm->built = true;
 	lm->built_gen = lm->live_gen;
 }
