@@ -55,6 +55,13 @@ struct scout {
 	struct litset *ls, *pending;
 	struct scout_skip skip, pending_skip;
 	struct slot slot[SLOTS];
+	/* Touched by the classifier alone: the block asked about last, plus 1
+	 * (0: none), and whether it is the classifier's to search. Either way
+	 * nothing about it changes before a later block is asked about (the
+	 * scout never goes back, and a ready slot is not reused before), so
+	 * asks within it need no lock. */
+	uint64_t held;
+	bool held_yours;
 };
 
 enum scout_line
@@ -226,6 +233,21 @@ scout_update(struct scout *s, struct litset *ls, const struct scout_skip *sk)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/* The first record of a ready slot in [from, covered), block start `start`. */
+static enum scout_answer
+slot_answer(struct slot *sl, uint64_t start, uint64_t from, uint64_t covered, uint64_t *at,
+	    bool *alone)
+{
+	while (sl->cursor < sl->n && start + (sl->rec[sl->cursor] & ~REC_ALONE) < from)
+		sl->cursor++;
+	if (sl->cursor < sl->n && start + (sl->rec[sl->cursor] & ~REC_ALONE) < covered) {
+		*at = start + (sl->rec[sl->cursor] & ~REC_ALONE);
+		*alone = (sl->rec[sl->cursor] & REC_ALONE) != 0;
+		return SCOUT_FOUND;
+	}
+	return SCOUT_NONE;
+}
+
 enum scout_answer
 scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *covered,
 	  bool *alone)
@@ -241,6 +263,8 @@ scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *c
 		return SCOUT_YOURS;
 	if (*covered > s->size)
 		*covered = s->size;
+	if (s->held == j + 1)
+		return s->held_yours ? SCOUT_YOURS : slot_answer(sl, start, from, *covered, at, alone);
 	pthread_mutex_lock(&s->mu);
 	if (j > s->released) {
 		s->released = j;
@@ -256,16 +280,11 @@ scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at, uint64_t *c
 	while (mine && !sl->ready)
 		pthread_cond_wait(&s->cv, &s->mu);
 	pthread_mutex_unlock(&s->mu);
-	if (!mine || sl->failed)
+	s->held = j + 1;
+	s->held_yours = !mine || sl->failed;
+	if (s->held_yours)
 		return SCOUT_YOURS;
-	while (sl->cursor < sl->n && start + (sl->rec[sl->cursor] & ~REC_ALONE) < from)
-		sl->cursor++;
-	if (sl->cursor < sl->n && start + (sl->rec[sl->cursor] & ~REC_ALONE) < *covered) {
-		*at = start + (sl->rec[sl->cursor] & ~REC_ALONE);
-		*alone = (sl->rec[sl->cursor] & REC_ALONE) != 0;
-		return SCOUT_FOUND;
-	}
-	return SCOUT_NONE;
+	return slot_answer(sl, start, from, *covered, at, alone);
 }
 
 void
