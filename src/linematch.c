@@ -893,7 +893,7 @@ struct scout_skip
 linematch_skip(struct linematch *lm, const struct litset *pf)
 {
 	const char *frame = aux_literals[AUX_PY_FRAME];
-	struct scout_skip sk = { SIZE_MAX, frame_line_quiet };
+	struct scout_skip sk = { SIZE_MAX, frame_line_quiet, "\", line ", ", in " };
 	size_t nids;
 	const unsigned *ids;
 

@@ -14,6 +14,7 @@
  * and '`', '[' and '{', control bytes and digits...). That only adds false
  * bitmap hits; the final compare folds A-Z only.
  */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@ struct litset {
 	struct lit *lits;
 	size_t nlits, alloc_lits;
 	bool built;
+	uint64_t id;         /* litset_id(), given when built */
 	size_t stride;       /* s */
 	size_t shortest;     /* 0 while empty */
 	size_t maxoff;       /* largest window offset indexed */
@@ -75,6 +77,15 @@ struct litset {
 	uint32_t *dedup;
 	size_t dedup_mask;
 };
+
+/* Ids of built sets, unique in the process: threads build sets at once. */
+static atomic_uint_fast64_t last_id;
+
+static uint64_t
+new_id(void)
+{
+	return (uint64_t)atomic_fetch_add(&last_id, 1) + 1;
+}
 
 static inline unsigned
 fold(unsigned c)
@@ -455,6 +466,7 @@ litset_build(struct litset *ls, const char *sample, size_t sample_len)
 	if (ls->built)
 		return;
 	ls->built = true;
+	ls->id = new_id();
 	if (ls->nlits == 0)
 		return;
 #if PT_LITSET_AVX2
@@ -898,6 +910,12 @@ litset_has_byte(const struct litset *ls, unsigned char byte)
 	return false;
 }
 
+uint64_t
+litset_id(const struct litset *ls)
+{
+	return ls->id;
+}
+
 size_t
 litset_stride(const struct litset *ls)
 {
@@ -1127,6 +1145,7 @@ litset_load(const void *data, size_t len, unsigned id_limit)
 	if (r.bad || r.p != r.end || !tables_sane(ls, size))
 		goto bad;
 	ls->built = true;
+	ls->id = new_id();
 #if PT_LITSET_AVX2
 	ls->avx2 = have_avx2();
 #endif

@@ -54,6 +54,7 @@ struct scout {
 	bool stop;
 	struct litset *ls, *pending;
 	struct scout_skip skip, pending_skip;
+	struct scout_memo memo;
 	struct slot slot[SLOTS];
 	/* Touched by the classifier alone: the block asked about last, plus 1
 	 * (0: none), and whether it is the classifier's to search. Either way
@@ -64,14 +65,30 @@ struct scout {
 	bool held_yours;
 };
 
-enum scout_line
-scout_line_kind(const struct litset *ls, const struct scout_skip *sk, const char *buf,
-		size_t len, size_t start, size_t hit, size_t lit, size_t end)
+static enum scout_line
+judge_line(const struct litset *ls, const struct scout_skip *sk, const char *buf, size_t len,
+	   size_t start, size_t hit, size_t end)
 {
-	if (!sk || sk->lit == SIZE_MAX || lit != sk->lit ||
-	    litset_find_range(ls, buf, len, hit + 1, end, NULL) < len)
+	if (litset_find_range(ls, buf, len, hit + 1, end, NULL) < len)
 		return SCOUT_LINE_CANDIDATE;
 	return sk->quiet(buf + start, end - start) ? SCOUT_LINE_SKIP : SCOUT_LINE_ALONE;
+}
+
+enum scout_line
+scout_line_kind(const struct litset *ls, const struct scout_skip *sk, struct scout_memo *memo,
+		const char *buf, size_t len, size_t start, size_t hit, size_t lit, size_t end)
+{
+	size_t n = end - start;
+	enum scout_line kind;
+
+	if (!sk || sk->lit == SIZE_MAX || lit != sk->lit)
+		return SCOUT_LINE_CANDIDATE;
+	if (memo && scout_memo_get(memo, ls, sk, buf + start, n, hit - start, &kind))
+		return kind;
+	kind = judge_line(ls, sk, buf, len, start, hit, end);
+	if (memo)
+		scout_memo_put(memo, kind);
+	return kind;
 }
 
 /* A record: a candidate's offset in its block, and whether it is ALONE. */
@@ -98,8 +115,8 @@ scan_block(struct scout *s, struct slot *sl, size_t blen, size_t got)
 		nl = memchr(s->buf + q, '\n', got - q);
 		prev = q ? memrchr(s->buf, '\n', q) : NULL;
 		if (nl && prev)
-			kind = scout_line_kind(s->ls, &s->skip, s->buf, got, (size_t)(prev - s->buf) + 1,
-					       q, lit, (size_t)(nl - s->buf));
+			kind = scout_line_kind(s->ls, &s->skip, &s->memo, s->buf, got,
+					       (size_t)(prev - s->buf) + 1, q, lit, (size_t)(nl - s->buf));
 		if (kind != SCOUT_LINE_SKIP) {
 			XGROW(sl->rec, sl->alloc, sl->n + 1);
 			sl->rec[sl->n++] = (uint32_t)q | (kind == SCOUT_LINE_ALONE ? REC_ALONE : 0);
@@ -186,7 +203,7 @@ scout_main(void *arg)
 static struct scout_skip
 skip_or_none(const struct scout_skip *sk)
 {
-	return sk ? *sk : (struct scout_skip){ SIZE_MAX, NULL };
+	return sk ? *sk : (struct scout_skip){ SIZE_MAX, NULL, NULL, NULL };
 }
 
 struct scout *
@@ -301,6 +318,7 @@ scout_stop(struct scout *s)
 	pthread_mutex_destroy(&s->mu);
 	litset_free(s->ls);
 	litset_free(s->pending);
+	scout_memo_release(&s->memo);
 	for (size_t i = 0; i < SLOTS; i++)
 		free(s->slot[i].rec);
 	free(s->buf);

@@ -58,6 +58,7 @@ void
 window_release(struct window *w)
 {
 	scout_stop(w->scout);
+	scout_memo_release(&w->memo);
 	free(w->buf);
 	memset(w, 0, sizeof(*w));
 	w->scout_fd = -1;
@@ -269,7 +270,7 @@ scan_lines(struct window *w, size_t pos, size_t region_end, size_t limit)
 		le = (size_t)(find_nl(w->buf + h, region_end - h) - w->buf);
 		w->lineno += count_newlines(w->buf + pos, ls - pos) + 1;
 		kind = alone ? SCOUT_LINE_ALONE :
-		       scout_line_kind(w->pf, &w->skip, w->buf, region_end, ls, h, lit, le);
+		       scout_line_kind(w->pf, &w->skip, &w->memo, w->buf, region_end, ls, h, lit, le);
 		if (kind != SCOUT_LINE_SKIP)
 			w->on_line(w->arg, w, ls, le, limit, w->lineno, kind == SCOUT_LINE_ALONE);
 		pos = le + 1;

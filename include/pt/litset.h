@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define LITSET_MIN_LEN 4   /* shorter literals cannot be indexed */
 
@@ -138,5 +139,11 @@ bool litset_has_byte(const struct litset *ls, unsigned char byte);
 size_t litset_shortest(const struct litset *ls);
 /* The probe stride s chosen by litset_build() (0 before, or for an empty set). */
 size_t litset_stride(const struct litset *ls);
+/*
+ * A number no other set built or loaded in this process has (0 before the
+ * build): what a memo of answers about a set's lines keys on, where the
+ * set's address could be a freed set's.
+ */
+uint64_t litset_id(const struct litset *ls);
 
 #endif

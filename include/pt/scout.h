@@ -42,6 +42,11 @@ struct scout;
 struct scout_skip {
 	size_t lit;
 	bool (*quiet)(const char *line, size_t len);
+	/* NULL, or the texts around a number on such a line (a frame's line
+	 * number, between `", line ` and `, in `): quiet() tells it only zero
+	 * from not, so a memo (below) may judge lines that differ in it alone
+	 * as one, where no literal of the set could overlap the number. */
+	const char *number_after, *number_before;
 };
 
 enum scout_line {
@@ -51,13 +56,47 @@ enum scout_line {
 };
 
 /*
+ * The kinds of the skip literal's lines seen lately: a traceback-heavy log
+ * repeats its frame lines thousands of times, and judging one (the rest of
+ * the line searched, the frame parsed) costs more than finding it. A line
+ * is known by its bytes, its number after sk->number_after (if any) read
+ * only as zero or not; the memo holds the lines' kinds for one set and
+ * skip (it empties itself when they change) and compares the bytes, so
+ * its answers are those scout_line_kind() would compute. Each thread keeps
+ * its own; zeroed is empty. About 800 KB once used.
+ */
+struct scout_memo_slot;
+struct scout_memo {
+	uint64_t set;            /* litset_id() of the set, 0 when empty */
+	struct scout_skip skip;
+	bool numbers;            /* no literal of the set overlaps such a number */
+	struct scout_memo_slot *slot;
+	struct {                 /* the line asked about last, for scout_memo_put() */
+		const char *pre, *suf;
+		size_t npre, nsuf, index;
+		uint8_t form;
+		bool kept;
+	} key;
+};
+/*
+ * Is the kind of line[0..n), the skip literal's first occurrence at hit,
+ * in the memo (set ls, skip sk)? Then *kind is it. Either way the line is
+ * remembered for scout_memo_put().
+ */
+bool scout_memo_get(struct scout_memo *m, const struct litset *ls, const struct scout_skip *sk,
+		    const char *line, size_t n, size_t hit, enum scout_line *kind);
+/* Keep the kind of the line last asked about (its bytes must be unchanged). */
+void scout_memo_put(struct scout_memo *m, enum scout_line kind);
+/* Free what the memo holds; it is empty again. */
+void scout_memo_release(struct scout_memo *m);
+/*
  * What is the line buf[start..end) (end at its newline, inside
  * buf[0..len)), whose first literal occurrence is literal `lit` at `hit`?
- * sk may be NULL (none).
+ * sk may be NULL (none); so may memo.
  */
 enum scout_line scout_line_kind(const struct litset *ls, const struct scout_skip *sk,
-				const char *buf, size_t len, size_t start, size_t hit, size_t lit,
-				size_t end);
+				struct scout_memo *memo, const char *buf, size_t len, size_t start,
+				size_t hit, size_t lit, size_t end);
 
 /*
  * Start scouting fd's bytes [base, base + size) with the literals of ls (a

@@ -67,6 +67,7 @@ struct window {
 	const struct litset *pf;    /* borrowed */
 	struct scout_skip skip;     /* lines of pf's that change nothing (pt/scout.h); the
 	                             * scout gets it with the twin of pf */
+	struct scout_memo memo;     /* kinds of skip lines judged lately (pt/scout.h) */
 	bool every_line;            /* a pattern has no literal: every line is a candidate */
 	window_line_fn on_line;
 	void *arg;
