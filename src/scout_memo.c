@@ -104,6 +104,8 @@ memo_reset(struct scout_memo *m, const struct litset *ls, const struct scout_ski
 	m->set = litset_id(ls);
 	m->skip = *sk;
 	m->numbers = memo_numbers(ls, sk);
+	m->after_len = m->numbers ? strlen(sk->number_after) : 0;
+	m->before_len = m->numbers ? strlen(sk->number_before) : 0;
 }
 
 /* The first occurrence of t in [p, end), or NULL. */
@@ -125,7 +127,6 @@ static void
 memo_key(struct scout_memo *m, const char *line, size_t n, size_t from)
 {
 	const char *end = line + n, *p, *d;
-	size_t tl;
 
 	m->key.pre = line;
 	m->key.npre = n;
@@ -134,14 +135,13 @@ memo_key(struct scout_memo *m, const char *line, size_t n, size_t from)
 	m->key.form = 0;
 	if (!m->numbers)
 		return;
-	tl = strlen(m->skip.number_after);
-	if (!(p = find_text(line + from, end, m->skip.number_after, tl)))
+	if (!(p = find_text(line + from, end, m->skip.number_after, m->after_len)))
 		return;
-	d = p + tl;
+	d = p + m->after_len;
 	for (p = d; p < end && digit((unsigned char)*p); p++)
 		;
-	tl = strlen(m->skip.number_before);
-	if (p == d || (size_t)(end - p) < tl || memcmp(p, m->skip.number_before, tl) != 0)
+	if (p == d || (size_t)(end - p) < m->before_len ||
+	    memcmp(p, m->skip.number_before, m->before_len) != 0)
 		return;
 	m->key.npre = (size_t)(d - line);
 	m->key.suf = p;
@@ -152,21 +152,35 @@ memo_key(struct scout_memo *m, const char *line, size_t n, size_t from)
 			m->key.form = '1';
 }
 
-/* A hash of the key for the slot's choice only: the bytes are compared. */
+/*
+ * A hash of a few bytes of p[0..n), for the slot's choice only (the bytes
+ * are compared): its first, middle and last 8, which tell frames apart by
+ * path, file name and function.
+ */
 static uint64_t
-mix(uint64_t h, const char *p, size_t n)
+sample(const char *p, size_t n)
 {
-	uint64_t a;
-	size_t i = 0;
+	uint64_t a = 0, b = 0, c = 0;
 
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&a, p + i, 8);
-		h = (h ^ a) * 0xFF51AFD7ED558CCDu;
-		h ^= h >> 32;
+	if (n >= 8) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + n / 2 - 4, 8);
+		memcpy(&c, p + n - 8, 8);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			a = a << 8 | (unsigned char)p[i];
 	}
-	a = 0;
-	memcpy(&a, p + i, n - i);
-	return (h ^ a ^ n) * 0xC4CEB9FE1A85EC53u;
+	return (a * 0x9E3779B97F4A7C15u ^ b * 0xFF51AFD7ED558CCDu ^ c * 0xC4CEB9FE1A85EC53u) + n;
+}
+
+/* The slot of the key: the bytes before number_after, the number's form, the bytes after. */
+static size_t
+memo_index(const struct scout_memo *m)
+{
+	uint64_t h = sample(m->key.pre, m->key.npre - (m->key.form ? m->after_len : 0));
+
+	h ^= (sample(m->key.suf, m->key.nsuf) + m->key.form) * 0xD6E8FEB86659FD93u;
+	return (size_t)((h ^ h >> 29) * 0x9E3779B97F4A7C15u >> 52) % MEMO_SLOTS;
 }
 
 bool
@@ -184,8 +198,7 @@ scout_memo_get(struct scout_memo *m, const struct litset *ls, const struct scout
 	memo_key(m, line, n, hit + litlen < n ? hit + litlen : n);
 	if (m->key.npre + m->key.nsuf == 0 || m->key.npre + m->key.nsuf > MEMO_LINE)
 		return false;
-	m->key.index = (size_t)(mix(mix(m->key.form, m->key.pre, m->key.npre), m->key.suf,
-				    m->key.nsuf) >> 40) % MEMO_SLOTS;
+	m->key.index = memo_index(m);
 	m->key.kept = true;
 	sl = &m->slot[m->key.index];
 	if (sl->form != m->key.form || sl->npre != m->key.npre || sl->nsuf != m->key.nsuf ||

@@ -70,6 +70,7 @@ struct scout_memo {
 	uint64_t set;            /* litset_id() of the set, 0 when empty */
 	struct scout_skip skip;
 	bool numbers;            /* no literal of the set overlaps such a number */
+	size_t after_len, before_len;  /* of the skip's texts around it */
 	struct scout_memo_slot *slot;
 	struct {                 /* the line asked about last, for scout_memo_put() */
 		const char *pre, *suf;
