@@ -164,13 +164,41 @@ litset_free(struct litset *ls)
 	free(ls);
 }
 
+/* Eight bytes with A-Z folded to a-z, in one go: no byte's sum carries
+ * into the next, as each is at most 0x7f + 0x3f. */
+static inline uint64_t
+fold8(const unsigned char *p)
+{
+	const uint64_t low7 = 0x7F7F7F7F7F7F7F7Fu, high = 0x8080808080808080u;
+	uint64_t x, ge_a, gt_z;
+
+	memcpy(&x, p, 8);
+	ge_a = (x & low7) + 0x3F3F3F3F3F3F3F3Fu;    /* high bit: (c & 0x7f) >= 'A' */
+	gt_z = (x & low7) + 0x2525252525252525u;    /* high bit: (c & 0x7f) > 'Z' */
+	return x | (ge_a & ~gt_z & ~x & high) >> 2;
+}
+
+/* Does text[0..len) fold to lit (folded already)? Eight bytes at a time:
+ * the literals a line holds are compared whole, and some are long. */
 static bool
 eq_fold(const unsigned char *text, const unsigned char *lit, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		if (fold(text[i]) != lit[i])
+	uint64_t l;
+	size_t i = 0;
+
+	if (len < 8) {
+		for (; i < len; i++)
+			if (fold(text[i]) != lit[i])
+				return false;
+		return true;
+	}
+	for (; i + 8 < len; i += 8) {
+		memcpy(&l, lit + i, 8);
+		if (fold8(text + i) != l)
 			return false;
-	return true;
+	}
+	memcpy(&l, lit + len - 8, 8);
+	return fold8(text + len - 8) == l;
 }
 
 void

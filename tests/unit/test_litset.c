@@ -110,6 +110,45 @@ test_basic(void)
 	litset_free(ls);
 }
 
+/*
+ * Case folds a byte at a time in the compare's eight-byte lanes: every
+ * byte value at every place of a 13-byte literal (one whole lane and one
+ * overlapping the last) matches exactly when it folds to the literal's.
+ */
+static void
+test_fold_lanes(void)
+{
+	static const char *const lits[] = { "az@[`{AZ09\x7f-z", "kq@Z" };
+	struct litset *ls = make_set(lits, ARRAY_LEN(lits));
+	const char *lit = lits[0];
+	size_t n = strlen(lit);
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < 256; c++) {
+			char text[32];
+			unsigned char want = (unsigned char)lit[i];
+			bool same = c == want || (want >= 'a' && want <= 'z' && c == want - 32) ||
+				    (want >= 'A' && want <= 'Z' && (c == want || c == want + 32));
+
+			memcpy(text, lit, n);
+			text[i] = (char)c;
+			memcpy(text + n, "\n....", 6);
+			if ((litset_find(ls, text, n + 6, 0, NULL) == 0) != same && bad++ < 5)
+				fprintf(stderr, "byte %d at %zu: %s\n", c, i, same ? "missed" : "matched");
+		}
+	CHECK_INTEQ(bad, 0);
+	for (int c = 0; c < 256; c++) {
+		char text[8] = { 'k', 'Q', '@', (char)c, '\n', '.', '.', '.' };
+		bool same = c == 'z' || c == 'Z';
+
+		if ((litset_find(ls, text, 8, 0, NULL) == 0) != same && bad++ < 5)
+			fprintf(stderr, "short literal, byte %d: %s\n", c, same ? "missed" : "matched");
+	}
+	CHECK_INTEQ(bad, 0);
+	litset_free(ls);
+}
+
 /* A cased literal counts only in its own spelling, until it is added in
  * another spelling or in any case. */
 static void
@@ -499,6 +538,7 @@ int
 main(void)
 {
 	test_basic();
+	test_fold_lanes();
 	test_cased();
 	test_add_rules();
 	test_edges();
