@@ -1037,14 +1037,24 @@ bool
 linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
 	       size_t limit, size_t lineno, bool alone)
 {
-	struct line_ctx l = { .w = w, .lm = lm, .raw = w->buf + start, .lineno = lineno,
-			      .start = start, .end = end, .limit = limit };
+	/* Fields set one by one: an initializer would zero the arrays too, a
+	 * tenth of the line's own cost, and they are read only up to their counts. */
+	struct line_ctx l;
 	size_t n = end - start, nids = 0, npat = lm->npat;
 	size_t off = ingest_trim(w->buf + start, &n);
 	bool useful = false;
 
+	l.w = w;
+	l.lm = lm;
+	l.raw = w->buf + start;
 	l.s = w->buf + start + off;
 	l.n = n;
+	l.lineno = lineno;
+	l.start = start;
+	l.end = end;
+	l.limit = limit;
+	l.have_neighbours = false;
+	l.nprev = l.nnext = l.npieces = l.nahead = 0;
 	lm->work++;
 	if (alone) {
 		/* a user's frame: what the search of the line would come to */
