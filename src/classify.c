@@ -51,11 +51,11 @@ use_prefilter(struct classifier *c)
 
 static void
 on_line(void *arg, struct window *w, size_t start, size_t end, size_t limit, size_t lineno,
-	bool alone)
+	size_t first, bool alone)
 {
 	struct classifier *c = arg;
 
-	if (!linematch_line(&c->lm, w, start, end, limit, lineno, alone) ||
+	if (!linematch_line(&c->lm, w, start, end, limit, lineno, first, alone) ||
 	    !linematch_rebuild(&c->lm, w->buf, w->len))
 		return;
 	if (w->scout)

@@ -1035,7 +1035,7 @@ sort_ids(size_t *ids, size_t n)
 
 bool
 linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
-	       size_t limit, size_t lineno, bool alone)
+	       size_t limit, size_t lineno, size_t first, bool alone)
 {
 	/* Fields set one by one: an initializer would zero the arrays too, a
 	 * tenth of the line's own cost, and they are read only up to their counts. */
@@ -1064,7 +1064,9 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 		return line_done(lm, useful);
 	}
 	lm->nids = 0;
-	litset_line_each(lm->pf, w->buf + start, end - start, collect, &l);
+	/* the window found no literal before first: the scout's set holds ours */
+	litset_line_each_from(lm->pf, w->buf + start, end - start,
+			      first > start && first < end ? first - start : 0, collect, &l);
 	nids = lm->nids;
 	sort_ids(lm->ids, nids);
 	/* Patterns first, so an evidence line is tied to the frame seen before it. */

@@ -799,7 +799,7 @@ litset_find(const struct litset *ls, const char *buf, size_t len, size_t from,
 
 /* Every occurrence of a literal in line[0..len): fn(arg, literal, position). */
 static inline size_t
-line_each(const struct litset *ls, const char *line, size_t len,
+line_each(const struct litset *ls, const char *line, size_t len, size_t from,
 	  void (*fn)(void *arg, const struct lit *l, size_t lit, size_t pos), void *arg)
 {
 	const unsigned char *b = (const unsigned char *)line;
@@ -809,7 +809,10 @@ line_each(const struct litset *ls, const char *line, size_t len,
 	if (!ls->built || ls->nlits == 0 || len < LITSET_MIN_LEN)
 		return 0;
 	end = len - 3;
-	for (p = 0; (p = probe(ls, b, p, end, &mask, &n)) < end; p += n * ls->stride) {
+	/* an occurrence at or after from is probed at or after from + its window's
+	 * offset; on the stride's grid from 0, so that the windows are the same */
+	from -= from % ls->stride;
+	for (p = from; (p = probe(ls, b, p, end, &mask, &n)) < end; p += n * ls->stride) {
 		for (; mask; mask &= mask - 1) {
 			size_t at = p + (size_t)__builtin_ctz(mask) * ls->stride;
 			const struct went *e;
@@ -840,7 +843,7 @@ set_bits(void *arg, const struct lit *l, size_t lit, size_t pos)
 size_t
 litset_line_hits(const struct litset *ls, const char *line, size_t len, unsigned char *hits)
 {
-	return line_each(ls, line, len, set_bits, hits);
+	return line_each(ls, line, len, 0, set_bits, hits);
 }
 
 struct each_arg {
@@ -858,12 +861,19 @@ call_each(void *arg, const struct lit *l, size_t lit, size_t pos)
 }
 
 size_t
-litset_line_each(const struct litset *ls, const char *line, size_t len,
-		 void (*fn)(void *arg, size_t lit, size_t pos), void *arg)
+litset_line_each_from(const struct litset *ls, const char *line, size_t len, size_t from,
+		      void (*fn)(void *arg, size_t lit, size_t pos), void *arg)
 {
 	struct each_arg a = { fn, arg };
 
-	return line_each(ls, line, len, call_each, &a);
+	return line_each(ls, line, len, from, call_each, &a);
+}
+
+size_t
+litset_line_each(const struct litset *ls, const char *line, size_t len,
+		 void (*fn)(void *arg, size_t lit, size_t pos), void *arg)
+{
+	return litset_line_each_from(ls, line, len, 0, fn, arg);
 }
 
 size_t

@@ -272,7 +272,7 @@ scan_lines(struct window *w, size_t pos, size_t region_end, size_t limit)
 		kind = alone ? SCOUT_LINE_ALONE :
 		       scout_line_kind(w->pf, &w->skip, &w->memo, w->buf, region_end, ls, h, lit, le);
 		if (kind != SCOUT_LINE_SKIP)
-			w->on_line(w->arg, w, ls, le, limit, w->lineno, kind == SCOUT_LINE_ALONE);
+			w->on_line(w->arg, w, ls, le, limit, w->lineno, h, kind == SCOUT_LINE_ALONE);
 		pos = le + 1;
 	}
 }
@@ -287,7 +287,7 @@ handle_cut_line(struct window *w, size_t start)
 	w->long_lines++;
 	w->lineno++;
 	w->buf[end] = '\n';
-	w->on_line(w->arg, w, start, end, end, w->lineno, false);
+	w->on_line(w->arg, w, start, end, end, w->lineno, start, false);
 	w->buf[end] = saved;
 }
 

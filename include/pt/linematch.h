@@ -120,14 +120,15 @@ void linematch_exhaustive(struct linematch *lm);
 void linematch_build(struct linematch *lm, const char *sample, size_t len);
 
 /*
- * One candidate line of w (the arguments of window_line_fn; alone: the
+ * One candidate line of w (the arguments of window_line_fn: the search for
+ * its literals starts at first; alone: the
  * line holds the `File "` of linematch_skip() and no other literal, so it
  * is not searched again). Returns true
  * when the prefilter should be rebuilt without the patterns that have hit
  * or gone quiet: many candidate lines since the last build ran nothing.
  */
 bool linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
-		    size_t limit, size_t lineno, bool alone);
+		    size_t limit, size_t lineno, size_t first, bool alone);
 
 /* After the last line: fills last_frame. */
 void linematch_finish(struct linematch *lm);

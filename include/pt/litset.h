@@ -117,6 +117,10 @@ size_t litset_line_hits(const struct litset *ls, const char *line, size_t len,
  */
 size_t litset_line_each(const struct litset *ls, const char *line, size_t len,
 			void (*fn)(void *arg, size_t lit, size_t pos), void *arg);
+/* The same, for a line the caller knows holds no occurrence that starts
+ * before from: the probes start there. */
+size_t litset_line_each_from(const struct litset *ls, const char *line, size_t len, size_t from,
+			     void (*fn)(void *arg, size_t lit, size_t pos), void *arg);
 
 /*
  * The index of the literal equal to text[0..len) (ASCII case aside) when no

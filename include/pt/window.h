@@ -43,12 +43,14 @@ struct window;
 /*
  * A candidate line: w->buf[start..end) without its newline, line number
  * lineno (1-based). limit is where the window's known bytes end: the held
- * lines up to it are visible to window_neighbours(). alone: the line's
- * only literal is w->skip's (SCOUT_LINE_ALONE). The callback may change
- * w->pf and w->skip (a rebuilt prefilter) but nothing else of the window.
+ * lines up to it are visible to window_neighbours(). first: no literal of
+ * w->pf starts on the line before it (start when that is not known).
+ * alone: the line's only literal is w->skip's (SCOUT_LINE_ALONE). The
+ * callback may change w->pf and w->skip (a rebuilt prefilter) but nothing
+ * else of the window.
  */
 typedef void (*window_line_fn)(void *arg, struct window *w, size_t start, size_t end,
-			       size_t limit, size_t lineno, bool alone);
+			       size_t limit, size_t lineno, size_t first, bool alone);
 
 struct window {
 	char *buf;                  /* [done lines][held lines][partial][free] */

@@ -329,6 +329,23 @@ reloaded(struct litset *ls, int *bad)
  * with the naive search. stride 0 lets build choose; scalar forces the
  * portable probe. Returns the number of disagreements.
  */
+/* The occurrences litset_line_each() reports, as (literal, position) pairs. */
+struct each_log {
+	size_t (*at)[2];
+	size_t n;
+};
+
+static void
+log_each(void *arg, size_t lit, size_t pos)
+{
+	struct each_log *e = arg;
+
+	e->at = realloc(e->at, (e->n + 1) * sizeof(*e->at));
+	e->at[e->n][0] = lit;
+	e->at[e->n][1] = pos;
+	e->n++;
+}
+
 static int
 differential(int rounds, int alphabet, size_t stride, bool scalar)
 {
@@ -460,6 +477,21 @@ differential(int rounds, int alphabet, size_t stride, bool scalar)
 					}
 			if (memcmp(hits, want, sizeof(hits)) != 0 && bad++ < 5)
 				fprintf(stderr, "round %d alphabet %d: line_hits differ\n", r, alphabet);
+		}
+
+		/* From the first occurrence on: the same occurrences, in the same order. */
+		{
+			struct each_log whole = { 0 }, part = { 0 };
+			size_t first = litset_find(ls, buf, blen, 0, NULL);
+
+			litset_line_each(ls, buf, blen, log_each, &whole);
+			litset_line_each_from(ls, buf, blen, first, log_each, &part);
+			if ((whole.n != part.n || (whole.n &&
+			     memcmp(whole.at, part.at, whole.n * sizeof(*whole.at)) != 0)) && bad++ < 5)
+				fprintf(stderr, "round %d alphabet %d: line_each from %zu: %zu occurrences, want %zu\n",
+					r, alphabet, first, part.n, whole.n);
+			free(whole.at);
+			free(part.at);
 		}
 
 		litset_free(ls);
