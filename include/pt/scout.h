@@ -14,7 +14,8 @@
  * asks only about ranges its window holds unchanged (no escape sequences
  * stripped, no over-long line cut) that start at a line start.
  *
- * Memory: 4 blocks of records and one 1 MiB read buffer at most.
+ * Memory: 4 blocks of records, one 1 MiB read buffer and a memo of line
+ * kinds (about 800 KB) at most.
  */
 #ifndef PT_SCOUT_H
 #define PT_SCOUT_H
