@@ -95,12 +95,14 @@ memo_numbers(const struct litset *ls, const struct scout_skip *sk)
 static void
 memo_reset(struct scout_memo *m, const struct litset *ls, const struct scout_skip *sk)
 {
+	/* calloc: pages that no line reaches are never touched */
 	if (!m->slot)
-		m->slot = xmalloc(MEMO_SLOTS * sizeof(*m->slot));
-	for (size_t i = 0; i < MEMO_SLOTS; i++) {
-		m->slot[i].form = 0;
-		m->slot[i].npre = m->slot[i].nsuf = 0;
-	}
+		m->slot = xcalloc(MEMO_SLOTS, sizeof(*m->slot));
+	else
+		for (size_t i = 0; i < MEMO_SLOTS; i++) {
+			m->slot[i].form = 0;
+			m->slot[i].npre = m->slot[i].nsuf = 0;
+		}
 	m->set = litset_id(ls);
 	m->skip = *sk;
 	m->numbers = memo_numbers(ls, sk);
@@ -191,6 +193,10 @@ scout_memo_get(struct scout_memo *m, const struct litset *ls, const struct scout
 	size_t litlen;
 
 	m->key.kept = false;
+	if (m->asked < SCOUT_MEMO_AFTER) {
+		m->asked++;
+		return false;
+	}
 	if (m->set != litset_id(ls) || m->skip.lit != sk->lit || m->skip.quiet != sk->quiet ||
 	    m->skip.number_after != sk->number_after || m->skip.number_before != sk->number_before)
 		memo_reset(m, ls, sk);

@@ -64,11 +64,17 @@ enum scout_line {
  * only as zero or not; the memo holds the lines' kinds for one set and
  * skip (it empties itself when they change) and compares the bytes, so
  * its answers are those scout_line_kind() would compute. Each thread keeps
- * its own; zeroed is empty. About 800 KB once used.
+ * its own; zeroed is empty. It starts keeping lines only after a few
+ * hundred (a small log's are not worth its setting up), and then holds
+ * about 800 KB.
  */
+/* Lines asked about before the memo keeps any: scan reads a thousand
+ * small logs, each with a window of its own. */
+#define SCOUT_MEMO_AFTER 256
 struct scout_memo_slot;
 struct scout_memo {
 	uint64_t set;            /* litset_id() of the set, 0 when empty */
+	size_t asked;            /* lines asked about, up to SCOUT_MEMO_AFTER */
 	struct scout_skip skip;
 	bool numbers;            /* no literal of the set overlaps such a number */
 	size_t after_len, before_len;  /* of the skip's texts around it */

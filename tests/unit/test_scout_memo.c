@@ -4,7 +4,8 @@
  * scout_line_kind() with a memo must give what it gives without one, on
  * frame lines that repeat with other line numbers, across a change of set,
  * and with a set whose literal could overlap the number (then the numbers
- * must count); and a repeated line must not be judged again.
+ * must count); a repeated line must not be judged again, and a small log's
+ * lines are not kept at all.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -117,6 +118,19 @@ test_same_as_without(const char *const *lits, size_t nlits, const char *what)
 	litset_free(ls);
 }
 
+/* The memo's first lines, judged as without one: it takes nothing for a small log. */
+static void
+warm(const struct litset *ls, struct scout_memo *memo)
+{
+	const char *line = "  File \"/home/ci/k.py\", line 10, in f";
+
+	quiet_calls = 0;
+	for (int i = 0; i < SCOUT_MEMO_AFTER; i++)
+		kind_of(ls, memo, line);
+	CHECK_INTEQ(quiet_calls, SCOUT_MEMO_AFTER);
+	CHECK(memo->slot == NULL);
+}
+
 /* The exact failure the number check guards against: a literal that ends in the number. */
 static void
 test_overlapping_literal(void)
@@ -125,6 +139,7 @@ test_overlapping_literal(void)
 	struct litset *ls = make_set(lits, 2);
 	struct scout_memo memo = { 0 };
 
+	warm(ls, &memo);
 	CHECK_INTEQ(kind_of(ls, &memo, "  File \"kernel.py\", line 511, in f"), SCOUT_LINE_ALONE);
 	CHECK_INTEQ(kind_of(ls, &memo, "  File \"kernel.py\", line 512, in f"), SCOUT_LINE_CANDIDATE);
 	CHECK_INTEQ(kind_of(ls, &memo, "  File \"kernel.py\", line 511, in f"), SCOUT_LINE_ALONE);
@@ -142,6 +157,7 @@ test_judged_once(void)
 	const char *a = "  File \"/home/ci/k.py\", line 10, in f";
 	const char *b = "  File \"/home/ci/k.py\", line 977, in f";
 
+	warm(ls, &memo);
 	quiet_calls = 0;
 	CHECK_INTEQ(kind_of(ls, &memo, a), SCOUT_LINE_ALONE);
 	CHECK_INTEQ(kind_of(ls, &memo, b), SCOUT_LINE_ALONE);
@@ -157,7 +173,7 @@ test_judged_once(void)
 	CHECK_INTEQ(kind_of(other, &memo, a), SCOUT_LINE_ALONE);
 	CHECK_INTEQ(quiet_calls, 1);
 	scout_memo_release(&memo);
-	CHECK(memo.slot == NULL && memo.set == 0);
+	CHECK(memo.slot == NULL && memo.set == 0 && memo.asked == 0);
 	litset_free(ls);
 	litset_free(other);
 }
