@@ -522,6 +522,23 @@ try_pattern_at(struct linematch *lm, const struct pattern *p, const char *subj, 
 	return false;
 }
 
+/* Do p[0..16) hold no tab, and no space followed by a space (p[16] included)? */
+static inline bool
+plain16(const char *p)
+{
+	byte16 v, next, tab, pair;
+	uint64_t a, b;
+
+	memcpy(&v, p, 16);
+	memcpy(&next, p + 1, 16);
+	tab = (byte16)(v == '\t');
+	pair = (byte16)(v == ' ') & (byte16)((next == ' ') | (next == '\t'));
+	tab |= pair;
+	memcpy(&a, &tab, 8);
+	memcpy(&b, (char *)&tab + 8, 8);
+	return !(a | b);
+}
+
 /*
  * Append a piece with its leading blanks dropped and every other run of
  * blanks folded to one space; returns where it starts. Written in place:
@@ -544,6 +561,14 @@ join_add(struct buf *b, const char *s, size_t n)
 	at = (size_t)(o - b->data);
 	/* bounded by end, not by a NUL: a log line may hold NUL bytes */
 	while (s < end) {
+		/* 16 bytes with no tab and no two blanks in a row (counting the
+		 * byte after them) are copied as they are: most of a line */
+		if (end - s >= 17 && plain16(s)) {
+			memcpy(o, s, 16);
+			o += 16;
+			s += 16;
+			continue;
+		}
 		if (*s != ' ' && *s != '\t') {
 			*o++ = *s++;
 			continue;
