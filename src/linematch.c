@@ -292,6 +292,7 @@ linematch_release(struct linematch *lm)
 	free(lm->ctx_state);
 	free(lm->hits);
 	free(lm->ids);
+	line_memo_release(&lm->memo);
 	free(lm->waiting);
 	for (size_t i = 0; i < lm->npat; i++) {
 		free(lm->ps[i].text);
@@ -1058,6 +1059,39 @@ sort_ids(size_t *ids, size_t n)
 	}
 }
 
+/* The line's ids and pieces from the memo, as collect() would have set them. */
+static void
+walk_restore(struct linematch *lm, struct line_ctx *l, const struct line_found *f)
+{
+	for (size_t i = 0; i < f->nids; i++) {
+		lm->hits[f->ids[i] >> 3] |= (unsigned char)(1u << (f->ids[i] & 7));
+		lm->ids[i] = f->ids[i];
+	}
+	lm->nids = f->nids;
+	for (size_t k = 0; k < f->npieces; k++)
+		l->pieces[k] = (struct piece_at){ f->piece_lit[k], f->piece_pos[k] };
+	l->npieces = f->npieces;
+}
+
+/* The walk of a line into the memo, when it fits there. */
+static void
+walk_keep(struct linematch *lm, const struct line_ctx *l)
+{
+	struct line_found f;
+
+	if (!lm->memo.key.kept || lm->nids > LINE_MEMO_IDS || l->npieces > LINE_MEMO_PIECES)
+		return;
+	f.nids = (uint16_t)lm->nids;
+	f.npieces = (uint16_t)l->npieces;
+	for (size_t i = 0; i < lm->nids; i++)
+		f.ids[i] = (uint32_t)lm->ids[i];
+	for (size_t k = 0; k < l->npieces; k++) {
+		f.piece_lit[k] = (uint32_t)l->pieces[k].lit;
+		f.piece_pos[k] = (uint32_t)l->pieces[k].pos;
+	}
+	line_memo_put(&lm->memo, &f);
+}
+
 bool
 linematch_line(struct linematch *lm, const struct window *w, size_t start, size_t end,
 	       size_t limit, size_t lineno, size_t first, bool alone)
@@ -1067,6 +1101,7 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 	struct line_ctx l;
 	size_t n = end - start, nids = 0, npat = lm->npat;
 	size_t off = ingest_trim(w->buf + start, &n);
+	const struct line_found *found;
 	bool useful = false;
 
 	l.w = w;
@@ -1088,12 +1123,18 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 			run_frame(lm, &l, true);
 		return line_done(lm, useful);
 	}
-	lm->nids = 0;
-	/* the window found no literal before first: the scout's set holds ours */
-	litset_line_each_from(lm->pf, w->buf + start, end - start,
-			      first > start && first < end ? first - start : 0, collect, &l);
+	found = line_memo_get(&lm->memo, litset_id(lm->pf), l.raw, end - start);
+	if (found) {
+		walk_restore(lm, &l, found);
+	} else {
+		lm->nids = 0;
+		/* the window found no literal before first: the scout's set holds ours */
+		litset_line_each_from(lm->pf, w->buf + start, end - start,
+				      first > start && first < end ? first - start : 0, collect, &l);
+		sort_ids(lm->ids, lm->nids);
+		walk_keep(lm, &l);
+	}
 	nids = lm->nids;
-	sort_ids(lm->ids, nids);
 	/* Patterns first, so an evidence line is tied to the frame seen before it. */
 	for (size_t i = 0; i < nids; i++) {
 		size_t id = lm->ids[i];

@@ -19,6 +19,7 @@
 
 #include "pt/buf.h"
 #include "pt/engine.h"
+#include "pt/line_memo.h"
 #include "pt/litset.h"
 #include "pt/match.h"
 #include "pt/rules.h"
@@ -45,6 +46,7 @@ struct linematch {
 	size_t hits_len;
 	size_t *ids;                /* scratch: the ids set in hits */
 	size_t nids;
+	struct line_memo memo;      /* the walks of candidate lines seen before */
 	struct pat_state *ps;       /* one per ruleset pattern */
 	struct vars *rcaps;         /* per rule: captures of its first hits */
 	struct vars env;            /* facts */
