@@ -664,6 +664,23 @@ ahead_near(struct linematch *lm, struct line_ctx *l, char *const *ahead)
 }
 
 /*
+ * Could the pattern match join j where the candidate line is? Such a match
+ * starts before the piece after the line's, so it cannot when no match can
+ * start in the text up to there, whatever came after it: a prefix that is
+ * the line alone for the forward join. Most lines that fail alone fail
+ * there, before the line's end, and cost no match of the whole join. Not
+ * for the fallback tier's lookahead patterns, whose `.*?` reaches the end
+ * of any prefix.
+ */
+static bool
+join_may_match(struct linematch *lm, const struct pattern *p, const struct join *j)
+{
+	if (lm->exhaustive || (p->ahead && p->ahead[0]) || j->own + 1 >= j->npieces)
+		return true;
+	return matcher_may_start(lm->mt, p->index, p->m, j->text.data, j->starts[j->own + 1]);
+}
+
+/*
  * A hard-wrapped message: retry on the line joined with the lines after it,
  * then with the lines before it too. The hit is recorded on the line where
  * the match starts.
@@ -676,7 +693,7 @@ try_joined(struct linematch *lm, const struct pattern *p, struct line_ctx *l)
 	for (int kind = 0; kind < 2; kind++) {
 		struct join *j = &lm->joins[kind];
 
-		if (join_of(lm, l, kind) &&
+		if (join_of(lm, l, kind) && join_may_match(lm, p, j) &&
 		    try_pattern_at(lm, p, j->text.data, j->text.len, l->lineno - j->own, j->starts,
 				   j->npieces, j->own))
 			return;

@@ -37,6 +37,7 @@ struct match {
 struct match_use {
 	unsigned uses;
 	bool jit_tried;
+	bool partial_tried;    /* jit has been compiled for hard partial matching too */
 	pcre2_code *jit;       /* our JIT-compiled copy, or NULL */
 };
 
@@ -204,6 +205,17 @@ code_for(struct matcher *mt, size_t id, const struct match *m)
 	return u->jit ? u->jit : m->code;
 }
 
+static void
+need_pairs(struct matcher *mt, const struct match *m)
+{
+	if (m->pairs > mt->md_pairs) {
+		pcre2_match_data_free(mt->md);
+		if (!(mt->md = pcre2_match_data_create(m->pairs, NULL)))
+			pt_die(PT_EXIT_SYSTEM, "out of memory");
+		mt->md_pairs = m->pairs;
+	}
+}
+
 enum match_result
 matcher_exec(struct matcher *mt, size_t id, const struct match *m, const char *subject, size_t len,
 	     size_t *start, size_t *end)
@@ -211,12 +223,7 @@ matcher_exec(struct matcher *mt, size_t id, const struct match *m, const char *s
 	PCRE2_SIZE *ov;
 	int rc;
 
-	if (m->pairs > mt->md_pairs) {
-		pcre2_match_data_free(mt->md);
-		if (!(mt->md = pcre2_match_data_create(m->pairs, NULL)))
-			pt_die(PT_EXIT_SYSTEM, "out of memory");
-		mt->md_pairs = m->pairs;
-	}
+	need_pairs(mt, m);
 	rc = pcre2_match(code_for(mt, id, m), (PCRE2_SPTR)subject, len, 0, 0, mt->md, mt->mctx);
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return MATCH_NO;
@@ -228,6 +235,29 @@ matcher_exec(struct matcher *mt, size_t id, const struct match *m, const char *s
 	if (end)
 		*end = ov[1];
 	return MATCH_YES;
+}
+
+/*
+ * PCRE2's hard partial matching answers NOMATCH only when no match can
+ * start anywhere in the subject, however it went on (pcre2partial(3):
+ * reaching its end with a character still to inspect, or before \b, \B,
+ * $, \z or \Z, is a partial match). A pattern's JIT copy gets that mode
+ * on its first use here; without it PCRE2 interprets.
+ */
+bool
+matcher_may_start(struct matcher *mt, size_t id, const struct match *m, const char *subject,
+		  size_t len)
+{
+	const pcre2_code *code = code_for(mt, id, m);
+	struct match_use *u = id < mt->nuse ? &mt->use[id] : NULL;
+
+	if (u && u->jit && !u->partial_tried) {
+		u->partial_tried = true;
+		pcre2_jit_compile(u->jit, PCRE2_JIT_PARTIAL_HARD);
+	}
+	need_pairs(mt, m);
+	return pcre2_match(code, (PCRE2_SPTR)subject, len, 0, PCRE2_PARTIAL_HARD, mt->md,
+			   mt->mctx) != PCRE2_ERROR_NOMATCH;
 }
 
 size_t

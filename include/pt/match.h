@@ -56,6 +56,13 @@ void matcher_free(struct matcher *mt);
 /* Match m (pattern id) on subject[0..len). On MATCH_YES, the whole match is [*start, *end). */
 enum match_result matcher_exec(struct matcher *mt, size_t id, const struct match *m,
 			       const char *subject, size_t len, size_t *start, size_t *end);
+/*
+ * Could a match of m start in subject[0..len), whatever followed it? false
+ * only when none can (a match, a match cut off by the end, or a limit
+ * give true). Overwrites what matcher_group() reads.
+ */
+bool matcher_may_start(struct matcher *mt, size_t id, const struct match *m, const char *subject,
+		       size_t len);
 /* After MATCH_YES of m in mt: the value of m's i-th named group; false if it
  * did not take part. */
 bool matcher_group(const struct matcher *mt, const struct match *m, size_t i, size_t *start,
