@@ -506,6 +506,10 @@ try_pattern_at(struct linematch *lm, const struct pattern *p, const char *subj, 
 	 * fallback tier's (?=.*?(?:Error|...)) on a line or join with none */
 	if (!lm->exhaustive && p->ahead && p->ahead[0] && !holds_any(subj, len, p->ahead))
 		return false;
+	/* nor one without its second requirement: `Check failed: .*\bpacking\b`
+	 * on every line and join that says "Check failed: " */
+	if (!lm->exhaustive && p->also && p->also[0] && !holds_any(subj, len, p->also))
+		return false;
 	switch (matcher_exec(lm->mt, p->index, p->m, subj, len, &ms, &me)) {
 	case MATCH_YES:
 		if (ms >= own_end || me <= starts[own])

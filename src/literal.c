@@ -32,6 +32,7 @@
 #define LIT_MAX 256         /* bytes in one literal */
 #define DEPTH_MAX 64        /* group nesting */
 #define SCORE_CAP 12        /* beyond this, a literal is selective enough */
+#define CANDS_MAX 8         /* top-level requirements kept for the second one */
 
 /*
  * Most sets hold one or two strings: those live in the set itself, so that
@@ -62,6 +63,8 @@ struct lp {
 	bool bail;           /* refused syntax: no literal for the pattern */
 	bool top_alt;        /* a '|' at the top level */
 	struct sset *ahead;  /* the best requirement of a top-level (?=...) or (?<=...) */
+	struct sset *cands[CANDS_MAX]; /* the top-level sequence's requirements, for also */
+	size_t ncands;
 };
 
 static int
@@ -1017,11 +1020,15 @@ struct seq {
 	struct sset *solo;   /* one string: like run, but broken by any set of
 			      * several strings, so that "a `?b`? c" also offers
 			      * " c" instead of only the 4 spellings of the whole */
+	struct lp *top;      /* the reader, for the pattern's own sequence; else NULL */
 };
 
 static void
 seq_cand(struct seq *sq, const struct sset *s)
 {
+	/* every candidate of the top sequence is required of every match */
+	if (sq->top && sq->top->ncands < CANDS_MAX && req_better(s, NULL))
+		sq->top->cands[sq->top->ncands++] = sset_dup(s);
 	if (req_better(s, sq->best)) {
 		sset_free(sq->best);
 		sq->best = sset_dup(s);
@@ -1092,7 +1099,7 @@ seq_add(struct seq *sq, struct info *in)
 static void
 parse_seq(struct lp *lp, struct info *out)
 {
-	struct seq sq = { sset_str(""), NULL, false, NULL, sset_str("") };
+	struct seq sq = { sset_str(""), NULL, false, NULL, sset_str(""), lp->depth ? NULL : lp };
 	struct info in;
 
 	memset(out, 0, sizeof(*out));
@@ -1231,18 +1238,41 @@ parse_pattern(struct lp *lp, struct info *top)
 		lp->bail = true;
 }
 
-/*
- * One reading of the pattern gives both lists (either out may be NULL):
- * its required literals and what a top-level lookaround requires.
- */
-int
-literal_extract_all(const char *pattern, char ***lits, size_t *nlits, char ***ahead,
-		    size_t *nahead)
+/* Do two sets share a string, or a string inside another's? */
+static bool
+sset_touch(const struct sset *a, const struct sset *b)
 {
-	struct lp lp = { pattern, 0, false, false, false, NULL };
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < b->n; j++)
+			if (strstr(a->v[i], b->v[j]) || strstr(b->v[j], a->v[i]))
+				return true;
+	return false;
+}
+
+/*
+ * The best of the top sequence's requirements that has nothing in common
+ * with req: a requirement of another part of the pattern. NULL if none,
+ * or none of 3 bytes or more, as a shorter one is on most lines.
+ */
+static struct sset *
+pick_also(struct lp *lp, const struct sset *req)
+{
+	struct sset *best = NULL;
+
+	for (size_t i = 0; i < lp->ncands; i++)
+		if (sset_minlen(lp->cands[i]) >= 3 && !sset_touch(lp->cands[i], req) &&
+		    req_better(lp->cands[i], best))
+			best = lp->cands[i];
+	return best ? sset_dup(best) : NULL;
+}
+
+/* One reading of the pattern gives all three lists. */
+void
+literal_read(const char *pattern, struct literal_reading *out)
+{
+	struct lp lp = { pattern, 0, false, false, false, NULL, { NULL }, 0 };
 	struct info top;
-	struct sset *req = NULL;
-	size_t cnt = 0, acnt = 0;
+	struct sset *req = NULL, *also = NULL;
 
 	parse_pattern(&lp, &top);
 	if (!lp.bail && top.req) {
@@ -1252,37 +1282,59 @@ literal_extract_all(const char *pattern, char ***lits, size_t *nlits, char ***ah
 	if (lp.bail || lp.top_alt) {
 		sset_free(lp.ahead);
 		lp.ahead = NULL;
+	} else if (req) {
+		also = pick_also(&lp, req);
 	}
 	if (lp.ahead)
 		sset_minimize(lp.ahead);
-	if (lits)
-		*lits = take_list(req, &cnt);
-	if (ahead)
-		*ahead = take_list(lp.ahead, &acnt);
+	if (also)
+		sset_minimize(also);
+	out->lits = take_list(req, &out->nlits);
+	out->ahead = take_list(lp.ahead, &out->nahead);
+	out->also = take_list(also, &out->nalso);
 	sset_free(lp.ahead);
+	sset_free(also);
+	for (size_t i = 0; i < lp.ncands; i++)
+		sset_free(lp.cands[i]);
 	info_release(&top);
-	if (nlits)
-		*nlits = cnt;
-	if (nahead)
-		*nahead = acnt;
-	return (int)cnt;
+}
+
+/* One list of a reading; the others are freed. */
+static int
+read_one(const char *pattern, char ***out, size_t *n, int which)
+{
+	struct literal_reading r;
+	char **keep[3];
+	size_t counts[3];
+
+	literal_read(pattern, &r);
+	keep[0] = r.lits, keep[1] = r.ahead, keep[2] = r.also;
+	counts[0] = r.nlits, counts[1] = r.nahead, counts[2] = r.nalso;
+	for (int i = 0; i < 3; i++)
+		if (i != which)
+			literal_list_free(keep[i]);
+	*out = keep[which];
+	if (n)
+		*n = counts[which];
+	return (int)counts[which];
 }
 
 int
 literal_extract_ahead(const char *pattern, char ***out, size_t *n)
 {
-	size_t cnt;
-
-	literal_extract_all(pattern, NULL, NULL, out, &cnt);
-	if (n)
-		*n = cnt;
-	return (int)cnt;
+	return read_one(pattern, out, n, 1);
 }
 
 int
 literal_extract(const char *pattern, char ***out, size_t *n)
 {
-	return literal_extract_all(pattern, out, n, NULL, NULL);
+	return read_one(pattern, out, n, 0);
+}
+
+int
+literal_extract_also(const char *pattern, char ***out, size_t *n)
+{
+	return read_one(pattern, out, n, 2);
 }
 
 /* An inline option group that may turn caseless matching on: (?i), (?mi:, (?-i)... */

@@ -83,6 +83,7 @@ pattern_free(struct pattern *p)
 	free(p->src);
 	literal_list_free(p->lits);
 	literal_list_free(p->ahead);
+	literal_list_free(p->also);
 	free(p);
 }
 
@@ -1205,10 +1206,16 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 		struct pattern *p = rs->patterns[i];
 
 		/* both from one reading: extraction is most of an uncached load's allocations */
-		if (!p->lits || !p->ahead) {
+		if (!p->lits || !p->ahead || !p->also) {
+			struct literal_reading r;
+
 			literal_list_free(p->lits);
 			literal_list_free(p->ahead);
-			literal_extract_all(p->src, &p->lits, NULL, &p->ahead, NULL);
+			literal_list_free(p->also);
+			literal_read(p->src, &r);
+			p->lits = r.lits;
+			p->ahead = r.ahead;
+			p->also = r.also;
 		}
 	}
 	index_scan_literals(rs);

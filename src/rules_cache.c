@@ -43,7 +43,7 @@
  */
 static const struct cache_field pattern_fields[] = {
 	CF_NEED(struct pattern, src), CF_INT(struct pattern, line), CF_INT(struct pattern, col),
-	CF_STRV(struct pattern, lits), CF_STRV(struct pattern, ahead),
+	CF_STRV(struct pattern, lits), CF_STRV(struct pattern, ahead), CF_STRV(struct pattern, also),
 };
 static const struct cache_field rule_fields[] = {
 	CF_NEED(struct rule, id), CF_STR(struct rule, subkind), CF_INT(struct rule, weight),

@@ -44,13 +44,20 @@ int literal_extract(const char *pattern, char ***out, size_t *n);
 int literal_extract_ahead(const char *pattern, char ***out, size_t *n);
 
 /*
- * Both lists from one reading of the pattern, as literal_extract() (into
- * *lits, *nlits) and literal_extract_ahead() (into *ahead, *nahead) give
- * them; any out-pointer may be NULL. Returns the number of literals.
+ * A second requirement, of another part of the pattern: every match holds
+ * one of these strings too, and none of them is, holds or is held by a
+ * string of literal_extract()'s list. For `Check failed: .*\bpacking\b`
+ * that gives "check failed: " and this "packing": a candidate line found
+ * by the first need not be tried where the second is missing. An empty
+ * list when there is none or a '|' at the pattern's top level.
  */
-int literal_extract_all(const char *pattern, char ***lits, size_t *nlits, char ***ahead,
-			size_t *nahead);
-
+int literal_extract_also(const char *pattern, char ***out, size_t *n);
+/* The three lists from one reading of the pattern, as the functions above give them. */
+struct literal_reading {
+	char **lits, **ahead, **also;   /* new NULL-terminated lists (literal_list_free()) */
+	size_t nlits, nahead, nalso;
+};
+void literal_read(const char *pattern, struct literal_reading *out);
 /*
  * Where `pattern`, matched case-sensitively, spells its literal `lit` (as
  * literal_extract() gave it, lower case): a pointer to the strlen(lit)

@@ -78,6 +78,8 @@ struct pattern {
 	char **lits;               /* required literals (literal.h), NULL-terminated; set by finish */
 	char **ahead;              /* what a top-level lookahead requires of the subject
 	                            * (literal_extract_ahead()), NULL-terminated; set by finish */
+	char **also;               /* a second requirement of every match (literal_extract_also()),
+	                            * NULL-terminated; set by finish */
 	char **scan_lits;          /* what the prefilter keys it on: lits, or the rule's declared
 	                            * literals when some of lits are too short; NULL when it must
 	                            * run on every line. Borrowed from one of those; set by finish */

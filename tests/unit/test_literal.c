@@ -442,15 +442,26 @@ lower(int c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
+/* Does str hold one of list[0..n)? */
+static bool
+holds_one(const char *str, char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strstr(str, list[i]))
+			return true;
+	return false;
+}
+
 static void
 test_random(void)
 {
-	int bad = 0, with = 0, total = 0;
+	int bad = 0, with = 0, with_also = 0, total = 0;
 
 	for (int it = 0; it < 4000; it++) {
 		struct node *root = gen_alt(0, NULL);
 		char pat[4096], str[4096];
 		size_t plen = 0;
+		struct literal_reading r;
 		char **list;
 		size_t n;
 
@@ -458,29 +469,35 @@ test_random(void)
 		if (rnd_below(4) == 0)
 			put(pat, &plen, sizeof(pat), "(?i)");
 		render(root, pat, &plen, sizeof(pat));
-		literal_extract(pat, &list, &n);
+		literal_read(pat, &r);
+		list = r.lits, n = r.nlits;
 		total++;
 		with += n > 0;
+		with_also += r.nalso > 0;
 		for (int k = 0; k < 20 && n > 0; k++) {
 			size_t slen = 0;
-			bool ok = false;
 
 			str[0] = '\0';
 			sample(root, str, &slen, sizeof(str));
 			for (size_t i = 0; i < slen; i++)
 				str[i] = (char)lower((unsigned char)str[i]);
-			for (size_t i = 0; i < n && !ok; i++)
-				ok = strstr(str, list[i]) != NULL;
-			if (!ok && bad++ < 5)
+			if (!holds_one(str, list, n) && bad++ < 5)
 				fprintf(stderr, "pattern '%s' matches '%s' without literal '%s'%s\n",
 					pat, str, list[0], n > 1 ? " (or others)" : "");
+			if (r.nalso && !holds_one(str, r.also, r.nalso) && bad++ < 5)
+				fprintf(stderr, "pattern '%s' matches '%s' without second literal '%s'%s\n",
+					pat, str, r.also[0], r.nalso > 1 ? " (or others)" : "");
 		}
-		literal_list_free(list);
+		literal_list_free(r.lits);
+		literal_list_free(r.ahead);
+		literal_list_free(r.also);
 		node_free(root);
 	}
 	CHECK_INTEQ(bad, 0);
-	/* Most random patterns have some literal: the test is not vacuous. */
+	/* Most random patterns have some literal, and some a second one: the
+	 * test is not vacuous. */
 	CHECK(with > total / 2);
+	CHECK(with_also > total / 20);
 }
 
 /* The lookahead literals, joined with '|'. */
@@ -511,6 +528,35 @@ test_ahead(void)
 	CHECK_STREQ(ahead("(?:a|(?=xyz))def"), "");
 	CHECK_STREQ(ahead("(?=xyz)?def"), "");
 	CHECK_STREQ(ahead("(?=.*)def"), "");
+}
+
+/* The second requirement, joined with '|'. */
+static char *
+also(const char *pattern)
+{
+	char **list;
+	size_t n;
+
+	CHECK_INTEQ(literal_extract_also(pattern, &list, &n), (long long)n);
+	return joined(list, n);
+}
+
+/* A requirement of another part of the pattern than its literal's, or none. */
+static void
+test_also(void)
+{
+	CHECK_STREQ(lits("Check failed: .*\\b(?:bitwidth|bit_width|packing)\\b"), "check failed: ");
+	CHECK_STREQ(also("Check failed: .*\\b(?:bitwidth|bit_width|packing)\\b"),
+		    "bitwidth|bit_width|packing");
+	CHECK_STREQ(also("Allocation \\(size=(?P<used>\\d+)\\) would exceed memory"),
+		    "allocation (size=");
+	/* none: one run of text, a top-level '|', an optional part, too short */
+	CHECK_STREQ(also("out of memory in vmem"), "");
+	CHECK_STREQ(also("abc.*defgh|xyz"), "");
+	CHECK_STREQ(also("abcdef(?:.*ghij)?"), "");
+	CHECK_STREQ(also("abcdef.*gh"), "");
+	/* nothing that overlaps the literal: "failed" is in "check failed" */
+	CHECK_STREQ(also("check failed.*failed"), "");
 }
 
 /* The spelling a case-sensitive pattern gives its literal, or none. */
@@ -556,6 +602,7 @@ int
 main(void)
 {
 	test_ahead();
+	test_also();
 	test_spelling();
 	test_realistic();
 	test_shapes();
