@@ -89,6 +89,8 @@ line_memo_put(struct line_memo *m, const struct line_found *f)
 	sl->n = (uint16_t)m->key.n;
 	sl->found.nids = f->nids;
 	sl->found.npieces = f->npieces;
+	sl->found.fits = f->fits;
+	sl->found.fits_known = f->fits_known;
 	memcpy(sl->found.ids, f->ids, f->nids * sizeof(f->ids[0]));
 	memcpy(sl->found.piece_lit, f->piece_lit, f->npieces * sizeof(f->piece_lit[0]));
 	memcpy(sl->found.piece_pos, f->piece_pos, f->npieces * sizeof(f->piece_pos[0]));

@@ -48,6 +48,7 @@ struct line_ctx {
 	size_t nprev, nnext;
 	struct piece_at pieces[LINE_MAX_PIECES];  /* found with the line's literals */
 	size_t npieces;             /* LINE_MAX_PIECES + 1: too many to keep */
+	uint32_t fits, fits_known;  /* pieces_fit() of the piece id at lm->ids[i], once known */
 	char *const *ahead_seen[AHEAD_SEEN];  /* lookahead lists asked of the neighbourhood, */
 	bool ahead_near[AHEAD_SEEN];          /* and whether one of its lines holds a word */
 	size_t nahead;
@@ -845,6 +846,22 @@ pieces_fit(struct line_ctx *l, size_t id)
 	return false;
 }
 
+/* pieces_fit(l, id) for lm->ids[i], from the line's memo when it knows. */
+static bool
+pieces_fit_known(struct line_ctx *l, size_t id, size_t i)
+{
+	uint32_t bit = i < 32 ? (uint32_t)1 << i : 0;
+	bool fits;
+
+	if (l->fits_known & bit)
+		return (l->fits & bit) != 0;
+	fits = pieces_fit(l, id);
+	l->fits_known |= bit;
+	if (fits)
+		l->fits |= bit;
+	return fits;
+}
+
 /*
  * The line holds a wrap piece of pattern id but none of its literals: it
  * can match only joined with its neighbours, and only if some piece sits
@@ -853,13 +870,13 @@ pieces_fit(struct line_ctx *l, size_t id)
  * exhaustive reading joins them all, to show that this changes nothing.)
  */
 static bool
-run_piece(struct linematch *lm, size_t id, struct line_ctx *l)
+run_piece(struct linematch *lm, size_t id, struct line_ctx *l, size_t i)
 {
 	const struct pattern *p = lm->rs->patterns[id];
 
 	if (!pattern_live(lm, id) || !pattern_joins(p))
 		return false;
-	if (lm->exhaustive || pieces_fit(l, id))
+	if (lm->exhaustive || pieces_fit_known(l, id, i))
 		try_joined(lm, p, l);
 	return true;
 }
@@ -1092,18 +1109,23 @@ walk_restore(struct linematch *lm, struct line_ctx *l, const struct line_found *
 	for (size_t k = 0; k < f->npieces; k++)
 		l->pieces[k] = (struct piece_at){ f->piece_lit[k], f->piece_pos[k] };
 	l->npieces = f->npieces;
+	l->fits = f->fits;
+	l->fits_known = f->fits_known;
 }
 
-/* The walk of a line into the memo, when it fits there. */
+/* The walk of a line into the memo, when it fits there and adds something (found: the memo's). */
 static void
-walk_keep(struct linematch *lm, const struct line_ctx *l)
+walk_keep(struct linematch *lm, const struct line_ctx *l, const struct line_found *found)
 {
 	struct line_found f;
 
-	if (!lm->memo.key.kept || lm->nids > LINE_MEMO_IDS || l->npieces > LINE_MEMO_PIECES)
+	if (!lm->memo.key.kept || lm->nids > LINE_MEMO_IDS || l->npieces > LINE_MEMO_PIECES ||
+	    (found && found->fits_known == l->fits_known))
 		return;
 	f.nids = (uint16_t)lm->nids;
 	f.npieces = (uint16_t)l->npieces;
+	f.fits = l->fits;
+	f.fits_known = l->fits_known;
 	for (size_t i = 0; i < lm->nids; i++)
 		f.ids[i] = (uint32_t)lm->ids[i];
 	for (size_t k = 0; k < l->npieces; k++) {
@@ -1136,6 +1158,7 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 	l.limit = limit;
 	l.have_neighbours = false;
 	l.nprev = l.nnext = l.npieces = l.nahead = 0;
+	l.fits = l.fits_known = 0;
 	lm->work++;
 	if (alone) {
 		/* a user's frame: what the search of the line would come to */
@@ -1153,7 +1176,6 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 		litset_line_each_from(lm->pf, w->buf + start, end - start,
 				      first > start && first < end ? first - start : 0, collect, &l);
 		sort_ids(lm->ids, lm->nids);
-		walk_keep(lm, &l);
 	}
 	nids = lm->nids;
 	/* Patterns first, so an evidence line is tied to the frame seen before it. */
@@ -1164,7 +1186,7 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 			useful |= run_pattern(lm, id, &l);
 		else if (id >= npat + AUX_COUNT &&
 			 !(lm->hits[(id - npat - AUX_COUNT) / 8] >> ((id - npat - AUX_COUNT) % 8) & 1))
-			useful |= run_piece(lm, id - npat - AUX_COUNT, &l);
+			useful |= run_piece(lm, id - npat - AUX_COUNT, &l, i);
 	}
 	for (size_t i = 0; i < lm->rs->nalways; i++)
 		run_pattern(lm, lm->rs->always[i], &l);
@@ -1174,6 +1196,8 @@ linematch_line(struct linematch *lm, const struct window *w, size_t start, size_
 			run_aux(lm, lm->ids[i] - npat, &l);
 			useful = true;
 		}
+	/* kept after the patterns ran, with what pieces_fit() found */
+	walk_keep(lm, &l, found);
 	for (size_t i = 0; i < nids; i++)
 		lm->hits[lm->ids[i] >> 3] = 0;
 	return line_done(lm, useful);

@@ -21,14 +21,20 @@
 
 #define LINE_MEMO_AFTER 256
 #define LINE_MEMO_TEXT 256      /* longer lines are walked every time */
-#define LINE_MEMO_IDS 32        /* lines with more ids, or pieces, too */
+#define LINE_MEMO_IDS 32        /* lines with more ids, or pieces, too (32: a bit each) */
 #define LINE_MEMO_PIECES 16
 
-/* What a walk of one line found: ids in increasing order, pieces in line order. */
+/*
+ * What a walk of one line found: ids in increasing order, pieces in line
+ * order, and for the ids that are a pattern's wrap pieces whether they sit
+ * where a wrap could have cut its literal, as far as that was asked (bit i
+ * for ids[i]).
+ */
 struct line_found {
 	uint32_t ids[LINE_MEMO_IDS];
 	uint32_t piece_lit[LINE_MEMO_PIECES];
 	uint32_t piece_pos[LINE_MEMO_PIECES];
+	uint32_t fits, fits_known;
 	uint16_t nids, npieces;
 };
 

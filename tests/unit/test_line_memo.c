@@ -137,6 +137,12 @@ test_not_kept(void)
 	CHECK(line_memo_get(&m, litset_id(ls), line, n) == NULL);
 	line_memo_put(&m, &f);
 	CHECK(line_memo_get(&m, litset_id(ls), line, n) != NULL);
+	/* what the patterns learnt of the line's pieces comes back with it */
+	f.fits = 0x5, f.fits_known = 0x7;
+	line_memo_put(&m, &f);
+	CHECK(line_memo_get(&m, litset_id(ls), line, n) != NULL &&
+	      m.slot && line_memo_get(&m, litset_id(ls), line, n)->fits == 0x5 &&
+	      line_memo_get(&m, litset_id(ls), line, n)->fits_known == 0x7);
 	line_memo_put(&m, &f);
 	/* a set with another id, even one built alike, has its own walks */
 	CHECK(line_memo_get(&m, litset_id(other), line, n) == NULL);
