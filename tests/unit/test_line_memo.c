@@ -13,6 +13,7 @@
 
 #include "pt/line_memo.h"
 #include "pt/litset.h"
+#include "litset_fixture.h"
 #include "test.h"
 
 static const char *const literals[] = {
@@ -23,12 +24,7 @@ static const char *const literals[] = {
 static struct litset *
 make_set(void)
 {
-	struct litset *ls = litset_new();
-
-	for (size_t i = 0; i < sizeof(literals) / sizeof(literals[0]); i++)
-		litset_add(ls, literals[i], strlen(literals[i]), (unsigned)i);
-	litset_build(ls, NULL, 0);
-	return ls;
+	return fixture_litset(literals, sizeof(literals) / sizeof(literals[0]), NULL, 0);
 }
 
 /* The walk as linematch.c records it: each literal's ids, and every occurrence as a piece. */
@@ -68,10 +64,7 @@ static uint64_t rnd_state = 88172645463325252u;
 static size_t
 rnd_below(size_t n)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return (size_t)(rnd_state % n);
+	return fixture_rnd_below(&rnd_state, n);
 }
 
 /* Line k of the pool: a few literals among filler, with a number in it. */

@@ -12,6 +12,7 @@
 
 #include "pt/buf.h"
 #include "pt/litset.h"
+#include "litset_fixture.h"
 #include "test.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -62,16 +63,6 @@ naive_find(char **lits, const size_t *lens, size_t n, const char *buf, size_t le
 	return len;
 }
 
-static struct litset *
-make_set(const char *const *lits, size_t n)
-{
-	struct litset *ls = litset_new();
-
-	for (size_t i = 0; i < n; i++)
-		litset_add(ls, lits[i], strlen(lits[i]), (unsigned)i);
-	litset_build(ls, NULL, 0);
-	return ls;
-}
 
 static void
 test_basic(void)
@@ -82,7 +73,7 @@ test_basic(void)
 		"not implemented: unsupported reshape",
 		"Check failed",
 	};
-	struct litset *ls = make_set(lits, ARRAY_LEN(lits));
+	struct litset *ls = fixture_litset(lits, ARRAY_LEN(lits), NULL, 0);
 	const char *text = "I0101 step 1 loss 2.0\n"
 			   "E0101 check FAILED: x == y\n"
 			   "RESOURCE_EXHAUSTED: ran out of memory in memory space VMEM. Used 20M\n";
@@ -119,7 +110,7 @@ static void
 test_fold_lanes(void)
 {
 	static const char *const lits[] = { "az@[`{AZ09\x7f-z", "kq@Z" };
-	struct litset *ls = make_set(lits, ARRAY_LEN(lits));
+	struct litset *ls = fixture_litset(lits, ARRAY_LEN(lits), NULL, 0);
 	const char *lit = lits[0];
 	size_t n = strlen(lit);
 	int bad = 0;
@@ -234,7 +225,7 @@ static void
 test_edges(void)
 {
 	static const char *const lits[] = { "abcd", "bcde", "cdefgh", "zzzz" };
-	struct litset *ls = make_set(lits, ARRAY_LEN(lits));
+	struct litset *ls = fixture_litset(lits, ARRAY_LEN(lits), NULL, 0);
 	size_t li = 99;
 	/* NUL and high bytes are ordinary characters. */
 	const char bin[] = { 'x', '\0', '\xff', 'z', 'z', 'z', 'z', '\x80' };
@@ -270,7 +261,7 @@ test_edges(void)
 	/* Look-alikes under |0x20 must not match: '@' vs '`', '[' vs '{'. */
 	{
 		static const char *const l2[] = { "a@b[c", "A_B^" };
-		struct litset *l = make_set(l2, ARRAY_LEN(l2));
+		struct litset *l = fixture_litset(l2, ARRAY_LEN(l2), NULL, 0);
 
 		CHECK_INTEQ(litset_find(l, "a`b{c", 5, 0, NULL), 5);
 		CHECK_INTEQ(litset_find(l, "A@B[C", 5, 0, NULL), 0);
@@ -281,7 +272,7 @@ test_edges(void)
 	/* Non-letters are not folded: 0xC0 and 0xE0 differ by 0x20. */
 	{
 		static const char *const l3[] = { "\xc0\xc1\xc2\xc3" };
-		struct litset *l = make_set(l3, 1);
+		struct litset *l = fixture_litset(l3, 1, NULL, 0);
 
 		CHECK_INTEQ(litset_find(l, "\xe0\xe1\xe2\xe3", 4, 0, NULL), 4);
 		CHECK_INTEQ(litset_find(l, "-\xc0\xc1\xc2\xc3", 5, 0, NULL), 1);
@@ -510,7 +501,7 @@ test_save_load(void)
 {
 	static const char *const lits[] = { "error", "vmem limit", "tpu_custom_call" };
 	static const char text[] = "an Error over the VMEM LIMIT in tpu_custom_call, FAILED";
-	struct litset *ls = make_set(lits, ARRAY_LEN(lits));
+	struct litset *ls = fixture_litset(lits, ARRAY_LEN(lits), NULL, 0);
 	struct litset *cased = litset_new(), *empty = litset_new();
 	int bad = 0;
 	size_t li = 0;

@@ -17,6 +17,7 @@
 
 #include "pt/litset.h"
 #include "pt/scout.h"
+#include "litset_fixture.h"
 #include "test.h"
 
 static const char *const lits[] = { "RESOURCE_EXHAUSTED", "vmem", "Traceback (most", "kernel" };
@@ -25,12 +26,7 @@ static const char *const lits[] = { "RESOURCE_EXHAUSTED", "vmem", "Traceback (mo
 static struct litset *
 make_set(size_t n, const char *sample, size_t len)
 {
-	struct litset *ls = litset_new();
-
-	for (size_t i = 0; i < n; i++)
-		litset_add(ls, lits[i], strlen(lits[i]), (unsigned)i);
-	litset_build(ls, sample, len);
-	return ls;
+	return fixture_litset(lits, n, sample, len);
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -38,10 +34,7 @@ static uint64_t rng = 88172645463325252ull;
 static size_t
 rnd_below(size_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (size_t)(rng % n);
+	return fixture_rnd_below(&rng, n);
 }
 
 /* A log of about size bytes: ordinary lines, literals here and there, and

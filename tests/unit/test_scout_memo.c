@@ -14,6 +14,7 @@
 
 #include "pt/litset.h"
 #include "pt/scout.h"
+#include "litset_fixture.h"
 #include "test.h"
 
 static size_t quiet_calls;
@@ -38,16 +39,6 @@ quiet(const char *line, size_t len)
 
 static const struct scout_skip frame_skip = { 0, quiet, "\", line ", ", in " };
 
-static struct litset *
-make_set(const char *const *lits, size_t n)
-{
-	struct litset *ls = litset_new();
-
-	for (size_t i = 0; i < n; i++)
-		litset_add(ls, lits[i], strlen(lits[i]), (unsigned)i);
-	litset_build(ls, NULL, 0);
-	return ls;
-}
 
 /* The kind of the line text (no newline), with or without a memo. */
 static enum scout_line
@@ -69,10 +60,7 @@ static uint64_t rng = 0x9E3779B97F4A7C15u;
 static size_t
 rnd_below(size_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (size_t)(rng % n);
+	return fixture_rnd_below(&rng, n);
 }
 
 /* A frame line, mostly well formed, with a number from a few kinds. */
@@ -99,7 +87,7 @@ random_frame(char *out, size_t size)
 static void
 test_same_as_without(const char *const *lits, size_t nlits, const char *what)
 {
-	struct litset *ls = make_set(lits, nlits);
+	struct litset *ls = fixture_litset(lits, nlits, NULL, 0);
 	struct scout_memo memo = { 0 };
 	int bad = 0;
 
@@ -136,7 +124,7 @@ static void
 test_overlapping_literal(void)
 {
 	static const char *const lits[] = { "File \"", "512, in " };
-	struct litset *ls = make_set(lits, 2);
+	struct litset *ls = fixture_litset(lits, 2, NULL, 0);
 	struct scout_memo memo = { 0 };
 
 	warm(ls, &memo);
@@ -152,7 +140,7 @@ static void
 test_judged_once(void)
 {
 	static const char *const lits[] = { "File \"", "pallas_call" };
-	struct litset *ls = make_set(lits, 2), *other = make_set(lits, 1);
+	struct litset *ls = fixture_litset(lits, 2, NULL, 0), *other = fixture_litset(lits, 1, NULL, 0);
 	struct scout_memo memo = { 0 };
 	const char *a = "  File \"/home/ci/k.py\", line 10, in f";
 	const char *b = "  File \"/home/ci/k.py\", line 977, in f";
