@@ -488,6 +488,30 @@ holds_any(const char *s, size_t n, char *const *v)
 }
 
 /*
+ * Could fallback pattern p (`(?i)^(?=LOOK).*?TAIL`) match subj and end past
+ * `from`? Only if its tail alone does (literal_lookahead_tail()): PCRE2
+ * finds TAIL's first match from start bits, where the pattern itself
+ * tries TAIL at every byte after the lookahead. Its match starts at 0, so
+ * it must end past the candidate line's start.
+ */
+static bool
+tail_reaches(struct linematch *lm, const struct pattern *p, const char *subj, size_t len,
+	     size_t from)
+{
+	size_t ms, me;
+
+	switch (matcher_exec_src(lm->mt, p->index, p->m, p->tail, subj, len, &ms, &me)) {
+	case MATCH_NO:
+		return false;
+	case MATCH_YES:
+		return me > from;
+	case MATCH_LIMIT:
+		break;
+	}
+	return true;
+}
+
+/*
  * Try one pattern on a subject made of npieces lines starting at `starts`
  * (one piece for a plain line), the first of them line `lineno`, piece
  * `own` the candidate line. Returns true when it matched there: the match
@@ -510,6 +534,8 @@ try_pattern_at(struct linematch *lm, const struct pattern *p, const char *subj, 
 	/* nor one without its second requirement: `Check failed: .*\bpacking\b`
 	 * on every line and join that says "Check failed: " */
 	if (!lm->exhaustive && p->also && p->also[0] && !holds_any(subj, len, p->also))
+		return false;
+	if (!lm->exhaustive && p->tail && !tail_reaches(lm, p, subj, len, starts[own]))
 		return false;
 	switch (matcher_exec(lm->mt, p->index, p->m, subj, len, &ms, &me)) {
 	case MATCH_YES:

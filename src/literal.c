@@ -1381,6 +1381,106 @@ literal_spelling(const char *pattern, const char *lit)
 	return found;
 }
 
+/* The ']' that closes the class opening at p, or NULL ("]" first is a member, "\\]" too). */
+static const char *
+class_close(const char *p)
+{
+	p += p[1] == '^' ? 2 : 1;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++)
+		if (*p == '\\' && !*++p)
+			return NULL;
+	return *p ? p : NULL;
+}
+
+/* Does the group opening at p capture: (x, (?<name>, (?P<name>, (?'name'? */
+static bool
+group_captures(const char *p)
+{
+	if (p[1] != '?')
+		return true;
+	return (p[2] == 'P' && p[3] == '<') || p[2] == '\'' ||
+	       (p[2] == '<' && p[3] != '=' && p[3] != '!');
+}
+
+/*
+ * Past the ')' of the group whose content starts at p, or NULL when it
+ * does not end; *capturing set when a group inside it captures.
+ */
+static const char *
+group_end(const char *p, bool *capturing)
+{
+	int depth = 1;
+
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				return NULL;
+		} else if (*p == '[') {
+			if (!(p = class_close(p)))
+				return NULL;
+		} else if (*p == '(') {
+			*capturing |= group_captures(p);
+			depth++;
+		} else if (*p == ')' && --depth == 0) {
+			return p + 1;
+		}
+	}
+	return NULL;
+}
+
+/* Does tail refer to a group (by number, name or recursion), or have a top-level '|'? */
+static bool
+tail_refuses(const char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (p[1] == 'g' || p[1] == 'k' || (p[1] >= '1' && p[1] <= '9') || !p[1])
+				return true;
+			p++;
+		} else if (*p == '[') {
+			if (!(p = class_close(p)))
+				return true;
+		} else if (*p == '(') {
+			if (p[1] == '?' && (p[2] == 'R' || p[2] == '&' || p[2] == '+' || p[2] == '-' ||
+					    (p[2] >= '0' && p[2] <= '9') ||
+					    (p[2] == 'P' && (p[3] == '=' || p[3] == '>'))))
+				return true;
+			depth++;
+		} else if (*p == ')') {
+			depth--;
+		} else if (*p == '|' && depth == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+char *
+literal_lookahead_tail(const char *pattern)
+{
+	static const char head[] = "(?i)^(?=";
+	const char *end, *tail;
+	bool capturing = false;
+	char *out;
+
+	if (strncmp(pattern, head, sizeof(head) - 1) != 0)
+		return NULL;
+	end = group_end(pattern + sizeof(head) - 1, &capturing);
+	if (!end || capturing || strncmp(end, ".*?", 3) != 0)
+		return NULL;
+	tail = end + 3;
+	if (!*tail || tail_refuses(tail))
+		return NULL;
+	out = xmalloc(4 + strlen(tail) + 1);
+	memcpy(out, "(?i)", 4);
+	strcpy(out + 4, tail);
+	return out;
+}
+
 void
 literal_list_free(char **list)
 {

@@ -39,6 +39,11 @@ struct match_use {
 	bool jit_tried;
 	bool partial_tried;    /* jit has been compiled for hard partial matching too */
 	pcre2_code *jit;       /* our JIT-compiled copy, or NULL */
+	/* A second pattern the caller keeps with the id (matcher_exec_src()):
+	 * compiled here on first use, JIT-compiled as the first is. */
+	pcre2_code *src_code;
+	unsigned src_uses;
+	bool src_tried;
 };
 
 struct matcher {
@@ -176,8 +181,10 @@ matcher_free(struct matcher *mt)
 {
 	if (!mt)
 		return;
-	for (size_t i = 0; i < mt->nuse; i++)
+	for (size_t i = 0; i < mt->nuse; i++) {
 		pcre2_code_free(mt->use[i].jit);
+		pcre2_code_free(mt->use[i].src_code);
+	}
 	free(mt->use);
 	pcre2_match_data_free(mt->md);
 	pcre2_match_context_free(mt->mctx);
@@ -234,6 +241,46 @@ matcher_exec(struct matcher *mt, size_t id, const struct match *m, const char *s
 		*start = ov[0];
 	if (end)
 		*end = ov[1];
+	return MATCH_YES;
+}
+
+/* Id's second pattern, compiled from src on its first use (NULL: it does not compile). */
+static const pcre2_code *
+src_code_for(struct matcher *mt, size_t id, const char *src)
+{
+	struct match_use *u = &mt->use[id];
+	int errcode;
+	PCRE2_SIZE off;
+
+	if (!u->src_tried) {
+		u->src_tried = true;
+		u->src_code = pcre2_compile((PCRE2_SPTR)src, PCRE2_ZERO_TERMINATED, 0, &errcode, &off,
+					    NULL);
+	}
+	if (u->src_code && ++u->src_uses == MATCH_JIT_AFTER)
+		pcre2_jit_compile(u->src_code, PCRE2_JIT_COMPLETE);
+	return u->src_code;
+}
+
+enum match_result
+matcher_exec_src(struct matcher *mt, size_t id, const struct match *m, const char *src,
+		 const char *subject, size_t len, size_t *start, size_t *end)
+{
+	const pcre2_code *code = id < mt->nuse ? src_code_for(mt, id, src) : NULL;
+	PCRE2_SIZE *ov;
+	int rc;
+
+	if (!code)
+		return MATCH_LIMIT;
+	need_pairs(mt, m);
+	rc = pcre2_match(code, (PCRE2_SPTR)subject, len, 0, 0, mt->md, mt->mctx);
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return MATCH_NO;
+	if (rc < 0)
+		return MATCH_LIMIT;
+	ov = pcre2_get_ovector_pointer(mt->md);
+	*start = ov[0];
+	*end = ov[1];
 	return MATCH_YES;
 }
 

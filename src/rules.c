@@ -84,6 +84,7 @@ pattern_free(struct pattern *p)
 	literal_list_free(p->lits);
 	literal_list_free(p->ahead);
 	literal_list_free(p->also);
+	free(p->tail);
 	free(p);
 }
 
@@ -1217,6 +1218,8 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			p->ahead = r.ahead;
 			p->also = r.also;
 		}
+		free(p->tail);
+		p->tail = literal_lookahead_tail(p->src);
 	}
 	index_scan_literals(rs);
 	index_env_fields(rs);

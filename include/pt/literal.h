@@ -68,6 +68,17 @@ void literal_read(const char *pattern, struct literal_reading *out);
  */
 const char *literal_spelling(const char *pattern, const char *lit);
 
+/*
+ * For a pattern of the fallback tier's shape, `(?i)^(?=LOOK).*?TAIL`: the
+ * new string `(?i)TAIL`, else NULL. Where the pattern matches, TAIL's first
+ * match ends where the pattern's does (the lazy `.*?` stops at the first
+ * place TAIL matches, and LOOK looks from the start whatever that is), so
+ * a subject it does not match, or matches only up to some place, the
+ * pattern does not match either, or only up to that place. Not when LOOK
+ * has a capturing group (TAIL's would be numbered otherwise), TAIL refers
+ * to a group or has a '|' at its top level.
+ */
+char *literal_lookahead_tail(const char *pattern);
 /* Free a list returned by literal_extract(). NULL is fine. */
 void literal_list_free(char **list);
 

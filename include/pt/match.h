@@ -63,6 +63,14 @@ enum match_result matcher_exec(struct matcher *mt, size_t id, const struct match
  */
 bool matcher_may_start(struct matcher *mt, size_t id, const struct match *m, const char *subject,
 		       size_t len);
+/*
+ * Match src, a pattern kept with pattern id m (no more groups than m has),
+ * on subject[0..len): the matcher compiles it on first use. MATCH_LIMIT
+ * also when src does not compile. Overwrites what matcher_group() reads.
+ */
+enum match_result matcher_exec_src(struct matcher *mt, size_t id, const struct match *m,
+				   const char *src, const char *subject, size_t len, size_t *start,
+				   size_t *end);
 /* After MATCH_YES of m in mt: the value of m's i-th named group; false if it
  * did not take part. */
 bool matcher_group(const struct matcher *mt, const struct match *m, size_t i, size_t *start,

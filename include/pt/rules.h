@@ -80,6 +80,7 @@ struct pattern {
 	                            * (literal_extract_ahead()), NULL-terminated; set by finish */
 	char **also;               /* a second requirement of every match (literal_extract_also()),
 	                            * NULL-terminated; set by finish */
+	char *tail;                /* literal_lookahead_tail() of src, or NULL; set by finish */
 	char **scan_lits;          /* what the prefilter keys it on: lits, or the rule's declared
 	                            * literals when some of lits are too short; NULL when it must
 	                            * run on every line. Borrowed from one of those; set by finish */

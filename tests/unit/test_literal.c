@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pt/literal.h"
+#include "pt/match.h"
 #include "test.h"
 
 #define ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
@@ -559,6 +560,98 @@ test_also(void)
 	CHECK_STREQ(also("check failed.*failed"), "");
 }
 
+/* literal_lookahead_tail() as a string, "" for NULL. */
+static const char *
+tail(const char *pattern)
+{
+	static char out[1024];
+	char *t = literal_lookahead_tail(pattern);
+
+	snprintf(out, sizeof(out), "%s", t ? t : "");
+	free(t);
+	return out;
+}
+
+/* The fallback tier's shape, and what it is not. */
+static void
+test_tail_shape(void)
+{
+	CHECK_STREQ(tail("(?i)^(?=.*?(?:Error|failed)).*?\\b(?P<w>vmem|smem)\\b"),
+		    "(?i)\\b(?P<w>vmem|smem)\\b");
+	CHECK_STREQ(tail("(?i)^(?=.*?[)(]).*?x"), "(?i)x");
+	CHECK_STREQ(tail("(?i)^(?=.*?\\)).*?x(?:a|b)"), "(?i)x(?:a|b)");
+	CHECK_STREQ(tail("(?i)^(?=.*?(?<=e)rr).*?x"), "(?i)x");
+	/* not that shape */
+	CHECK_STREQ(tail("^(?=.*?Error).*?x"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?Error)x"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?Error).*?"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?Error"), "");
+	/* the tail's groups would be numbered otherwise, or it needs the rest */
+	CHECK_STREQ(tail("(?i)^(?=.*?(Error)).*?x"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?(?P<e>Error)).*?x"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?Error).*?(x)\\1"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?Error).*?(?P<a>x)(?P=a)"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?Error).*?x|y"), "");
+}
+
+/*
+ * Where the pattern matches a subject, its tail matches and ends at the
+ * same place; where the tail does not match, neither does the pattern:
+ * subjects glued from the patterns' words and near misses.
+ */
+static void
+test_tail_matches(void)
+{
+	static const char *const pats[] = {
+		"(?i)^(?=.*?(?:Error|Exception|failed)).*?\\b(?P<word>shapes?|reshape|block shape|broadcast\\w*)\\b",
+		"(?i)^(?=.*?(?:Error|halted)).*?\\b(?P<word>semaphores?|dma[s _]|dma_wait|hangs?)\\b",
+		"(?i)^(?=.*?(?:Error|failed)).*?\\b(?P<word>exceeds? .{0,10}\\b(?:memory|limit)|vmem\\b.{0,8}\\bfull)\\b",
+	};
+	static const char *const words[] = {
+		"Error", "error:", "failed", "halted", "shape", "shapes", "reshape", "_shape", "block shape",
+		"broadcasting", "semaphore", "dma ", "dmas", "dma_wait", "hang", "hangs", "exceeds",
+		"exceed the", "memory", "limit", "vmem", "full", "x", "_", " ", "  ", ".", "(", "\n",
+		"SHAPE", "Dma_Wait", "VMEM", "FULL",
+	};
+	uint64_t state = 0x2545F4914F6CDD1Du;
+	struct matcher *mt = matcher_new(3);
+	size_t bad = 0, both = 0, cut = 0;
+
+	for (size_t k = 0; k < 3; k++) {
+		struct pt_err err = PT_ERR_INIT;
+		size_t off;
+		struct match *m = match_compile(pats[k], &off, &err);
+		char *t = literal_lookahead_tail(pats[k]);
+
+		CHECK(m && t);
+		for (int i = 0; m && t && i < 4000; i++) {
+			char subj[256];
+			size_t n = 0, ps, pe, ts, te;
+			enum match_result pr, tr;
+
+			for (size_t w = 2 + (state >> 7) % 18; w > 0 && n < 200; w--) {
+				state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+				n += (size_t)snprintf(subj + n, sizeof(subj) - n, "%s",
+						      words[state % (sizeof(words) / sizeof(words[0]))]);
+			}
+			pr = matcher_exec(mt, k, m, subj, n, &ps, &pe);
+			tr = matcher_exec_src(mt, k, m, t, subj, n, &ts, &te);
+			both += pr == MATCH_YES;
+			cut += tr == MATCH_NO;
+			if (pr == MATCH_YES && (tr != MATCH_YES || te != pe) && bad++ < 5)
+				fprintf(stderr, "'%s' matches '%.*s' to %zu, its tail %s\n", pats[k],
+					(int)n, subj, pe, tr == MATCH_YES ? "elsewhere" : "not");
+		}
+		free(t);
+		match_free(m);
+	}
+	CHECK_INTEQ(bad, 0);
+	/* not vacuous: both outcomes are common */
+	CHECK(both > 500);
+	CHECK(cut > 1000);
+	matcher_free(mt);
+}
+
 /* The spelling a case-sensitive pattern gives its literal, or none. */
 static void
 test_spelling(void)
@@ -603,6 +696,8 @@ main(void)
 {
 	test_ahead();
 	test_also();
+	test_tail_shape();
+	test_tail_matches();
 	test_spelling();
 	test_realistic();
 	test_shapes();

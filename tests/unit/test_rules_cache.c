@@ -115,6 +115,7 @@ same_pattern(const char *w, const struct pattern *x, const struct pattern *y)
 	V(lits);
 	V(ahead);
 	V(also);
+	S(tail);
 	V(scan_lits);
 	I(line);
 	I(col);
@@ -569,7 +570,7 @@ test_struct_sizes(void)
 			"compare it in %s\n", #t, sizeof(t), (n), __FILE__); \
 	CHECK_INTEQ(sizeof(t), (n)); \
 } while (0)
-	SIZE(struct pattern, 80);
+	SIZE(struct pattern, 88);
 	SIZE(struct rule, 224);
 	SIZE(struct context_def, 168);
 	SIZE(struct confidence_policy, 24);
