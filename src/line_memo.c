@@ -14,7 +14,7 @@
 #include "pt/line_memo.h"
 #include "pt/xalloc.h"
 
-#define LINE_MEMO_SLOTS 2048
+#define LINE_MEMO_SLOTS 4096
 
 struct line_memo_slot {
 	uint64_t set;           /* 0: empty (ids start at 1) */

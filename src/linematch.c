@@ -1148,15 +1148,21 @@ walk_keep(struct linematch *lm, const struct line_ctx *l, const struct line_foun
 	if (!lm->memo.key.kept || lm->nids > LINE_MEMO_IDS || l->npieces > LINE_MEMO_PIECES ||
 	    (found && found->fits_known == l->fits_known))
 		return;
+	for (size_t i = 0; i < lm->nids; i++)
+		if (lm->ids[i] > LINE_MEMO_VALUE)
+			return;
+	for (size_t k = 0; k < l->npieces; k++)
+		if (l->pieces[k].lit > LINE_MEMO_VALUE || l->pieces[k].pos > LINE_MEMO_VALUE)
+			return;
 	f.nids = (uint16_t)lm->nids;
 	f.npieces = (uint16_t)l->npieces;
 	f.fits = l->fits;
 	f.fits_known = l->fits_known;
 	for (size_t i = 0; i < lm->nids; i++)
-		f.ids[i] = (uint32_t)lm->ids[i];
+		f.ids[i] = (uint16_t)lm->ids[i];
 	for (size_t k = 0; k < l->npieces; k++) {
-		f.piece_lit[k] = (uint32_t)l->pieces[k].lit;
-		f.piece_pos[k] = (uint32_t)l->pieces[k].pos;
+		f.piece_lit[k] = (uint16_t)l->pieces[k].lit;
+		f.piece_pos[k] = (uint16_t)l->pieces[k].pos;
 	}
 	line_memo_put(&lm->memo, &f);
 }

@@ -9,8 +9,8 @@
  * after it.
  *
  * Memory: nothing before LINE_MEMO_AFTER lines were asked about (a small
- * log pays nothing), then LINE_MEMO_SLOTS slots of about 560 bytes
- * (1.1 MB), touched only as lines reach them.
+ * log pays nothing), then LINE_MEMO_SLOTS slots of about 480 bytes
+ * (2 MB), touched only as lines reach them.
  */
 #ifndef PT_LINE_MEMO_H
 #define PT_LINE_MEMO_H
@@ -20,7 +20,8 @@
 #include <stdint.h>
 
 #define LINE_MEMO_AFTER 256
-#define LINE_MEMO_TEXT 256      /* longer lines are walked every time */
+#define LINE_MEMO_TEXT 320      /* longer lines are walked every time */
+#define LINE_MEMO_VALUE 65535   /* and walks with a larger id, literal or place */
 #define LINE_MEMO_IDS 32        /* lines with more ids, or pieces, too (32: a bit each) */
 #define LINE_MEMO_PIECES 16
 
@@ -31,9 +32,9 @@
  * for ids[i]).
  */
 struct line_found {
-	uint32_t ids[LINE_MEMO_IDS];
-	uint32_t piece_lit[LINE_MEMO_PIECES];
-	uint32_t piece_pos[LINE_MEMO_PIECES];
+	uint16_t ids[LINE_MEMO_IDS];
+	uint16_t piece_lit[LINE_MEMO_PIECES];
+	uint16_t piece_pos[LINE_MEMO_PIECES];
 	uint32_t fits, fits_known;
 	uint16_t nids, npieces;
 };

@@ -34,11 +34,11 @@ collect(void *arg, size_t lit, size_t pos)
 	struct line_found *f = arg;
 
 	if (f->nids < LINE_MEMO_IDS)
-		f->ids[f->nids] = (uint32_t)lit;
+		f->ids[f->nids] = (uint16_t)lit;
 	f->nids++;
 	if (f->npieces < LINE_MEMO_PIECES) {
-		f->piece_lit[f->npieces] = (uint32_t)lit;
-		f->piece_pos[f->npieces] = (uint32_t)pos;
+		f->piece_lit[f->npieces] = (uint16_t)lit;
+		f->piece_pos[f->npieces] = (uint16_t)pos;
 	}
 	f->npieces++;
 }
