@@ -106,6 +106,22 @@ test_line_numbers(const struct ruleset *rs)
 	classify_text(rs, log, len, &v);
 	CHECK_INTEQ(v.key_lineno, lines + 1);
 	verdict_release(&v);
+	/* runs of blank lines long enough to fill the counter's byte lanes
+	 * many times over, and newlines in every byte of a vector */
+	len = lines = 0;
+	for (size_t run = 0; run < 40; run++) {
+		size_t n = 1000 + run * 997;
+
+		memset(log + len, '\n', n);
+		len += n;
+		lines += n;
+		len += (size_t)sprintf(log + len, "x\n");
+		lines++;
+	}
+	len += (size_t)sprintf(log + len, "RACE DETECTED\n");
+	classify_text(rs, log, len, &v);
+	CHECK_INTEQ(v.key_lineno, lines + 1);
+	verdict_release(&v);
 	free(log);
 }
 
