@@ -178,19 +178,40 @@ fold8(const unsigned char *p)
 	return x | (ge_a & ~gt_z & ~x & high) >> 2;
 }
 
+/* The same for four bytes. */
+static inline uint32_t
+fold4(const unsigned char *p)
+{
+	const uint32_t low7 = 0x7F7F7F7Fu, high = 0x80808080u;
+	uint32_t x, ge_a, gt_z;
+
+	memcpy(&x, p, 4);
+	ge_a = (x & low7) + 0x3F3F3F3Fu;
+	gt_z = (x & low7) + 0x25252525u;
+	return x | (ge_a & ~gt_z & ~x & high) >> 2;
+}
+
 /* Does text[0..len) fold to lit (folded already)? Eight bytes at a time:
- * the literals a line holds are compared whole, and some are long. */
+ * the literals a line holds are compared whole, and some are long; one
+ * of 4 to 7 bytes (`File "`, on every frame line) as two words that may
+ * overlap. */
 static bool
 eq_fold(const unsigned char *text, const unsigned char *lit, size_t len)
 {
 	uint64_t l;
+	uint32_t a, b;
 	size_t i = 0;
 
-	if (len < 8) {
+	if (len < 4) {
 		for (; i < len; i++)
 			if (fold(text[i]) != lit[i])
 				return false;
 		return true;
+	}
+	if (len < 8) {
+		memcpy(&a, lit, 4);
+		memcpy(&b, lit + len - 4, 4);
+		return fold4(text) == a && fold4(text + len - 4) == b;
 	}
 	for (; i + 8 < len; i += 8) {
 		memcpy(&l, lit + i, 8);
