@@ -1207,7 +1207,7 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 		struct pattern *p = rs->patterns[i];
 
 		/* both from one reading: extraction is most of an uncached load's allocations */
-		if (!p->lits || !p->ahead || !p->also) {
+		if (!p->lits || !p->ahead) {
 			struct literal_reading r;
 
 			literal_list_free(p->lits);
@@ -1216,7 +1216,10 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			literal_read(p->src, &r);
 			p->lits = r.lits;
 			p->ahead = r.ahead;
-			p->also = r.also;
+			/* most patterns have none: NULL, which a cached load reads without an allocation */
+			p->also = r.nalso ? r.also : NULL;
+			if (!r.nalso)
+				literal_list_free(r.also);
 		}
 		free(p->tail);
 		p->tail = literal_lookahead_tail(p->src);

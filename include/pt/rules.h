@@ -79,7 +79,7 @@ struct pattern {
 	char **ahead;              /* what a top-level lookahead requires of the subject
 	                            * (literal_extract_ahead()), NULL-terminated; set by finish */
 	char **also;               /* a second requirement of every match (literal_extract_also()),
-	                            * NULL-terminated; set by finish */
+	                            * NULL-terminated, or NULL for none; set by finish */
 	char *tail;                /* literal_lookahead_tail() of src, or NULL; set by finish */
 	char **scan_lits;          /* what the prefilter keys it on: lits, or the rule's declared
 	                            * literals when some of lits are too short; NULL when it must
