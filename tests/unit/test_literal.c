@@ -39,15 +39,22 @@ joined(char **list, size_t n)
 	return out;
 }
 
-/* The literals of pattern joined with '|', in the order returned. */
+/* What extract gives for pattern, joined with '|', in the order returned. */
 static char *
-lits(const char *pattern)
+extracted(int (*extract)(const char *, char ***, size_t *), const char *pattern)
 {
 	char **list;
 	size_t n;
 
-	CHECK_INTEQ(literal_extract(pattern, &list, &n), (long long)n);
+	CHECK_INTEQ(extract(pattern, &list, &n), (long long)n);
 	return joined(list, n);
+}
+
+/* The literals of pattern. */
+static char *
+lits(const char *pattern)
+{
+	return extracted(literal_extract, pattern);
 }
 
 static void
@@ -501,15 +508,11 @@ test_random(void)
 	CHECK(with_also > total / 20);
 }
 
-/* The lookahead literals, joined with '|'. */
+/* The lookahead literals. */
 static char *
 ahead(const char *pattern)
 {
-	char **list;
-	size_t n;
-
-	CHECK_INTEQ(literal_extract_ahead(pattern, &list, &n), (long long)n);
-	return joined(list, n);
+	return extracted(literal_extract_ahead, pattern);
 }
 
 /* What a top-level positive lookaround requires, and where it does not count. */
@@ -531,15 +534,11 @@ test_ahead(void)
 	CHECK_STREQ(ahead("(?=.*)def"), "");
 }
 
-/* The second requirement, joined with '|'. */
+/* The second requirement. */
 static char *
 also(const char *pattern)
 {
-	char **list;
-	size_t n;
-
-	CHECK_INTEQ(literal_extract_also(pattern, &list, &n), (long long)n);
-	return joined(list, n);
+	return extracted(literal_extract_also, pattern);
 }
 
 /* A requirement of another part of the pattern than its literal's, or none. */
