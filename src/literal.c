@@ -1337,14 +1337,14 @@ literal_extract_also(const char *pattern, char ***out, size_t *n)
 	return read_one(pattern, out, n, 2);
 }
 
-/* An inline option group that may turn caseless matching on: (?i), (?mi:, (?-i)... */
+/* An inline option group that may set option letter c: for 'i', (?i), (?mi:, (?-i)... */
 static bool
-has_case_option(const char *p)
+has_option(const char *p, char c)
 {
 	for (; (p = strstr(p, "(?")) != NULL; p += 2)
 		for (const char *q = p + 2; (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
 					    *q == '-' || *q == '^'; q++)
-			if (*q == 'i')
+			if (*q == c)
 				return true;
 	return false;
 }
@@ -1362,7 +1362,7 @@ literal_spelling(const char *pattern, const char *lit)
 	size_t n = strlen(lit);
 	const char *found = NULL;
 
-	if (n == 0 || strchr(pattern, '|') || has_case_option(pattern))
+	if (n == 0 || strchr(pattern, '|') || has_option(pattern, 'i'))
 		return NULL;
 	for (const char *p = pattern; *p; p++) {
 		size_t k = 0;
@@ -1467,7 +1467,9 @@ literal_lookahead_tail(const char *pattern)
 	bool capturing = false;
 	char *out;
 
-	if (strncmp(pattern, head, sizeof(head) - 1) != 0)
+	/* text this reading does not follow: quoting, comments, extended mode */
+	if (strncmp(pattern, head, sizeof(head) - 1) != 0 || strstr(pattern, "\\Q") ||
+	    strstr(pattern, "(?#") || has_option(pattern, 'x'))
 		return NULL;
 	end = group_end(pattern + sizeof(head) - 1, &capturing);
 	if (!end || capturing || strncmp(end, ".*?", 3) != 0)

@@ -591,6 +591,10 @@ test_tail_shape(void)
 	CHECK_STREQ(tail("(?i)^(?=.*?Error).*?(x)\\1"), "");
 	CHECK_STREQ(tail("(?i)^(?=.*?Error).*?(?P<a>x)(?P=a)"), "");
 	CHECK_STREQ(tail("(?i)^(?=.*?Error).*?x|y"), "");
+	/* text whose parentheses this reading would miscount */
+	CHECK_STREQ(tail("(?i)^(?=.*?\\Q)\\E).*?x"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?(?#)).*?x"), "");
+	CHECK_STREQ(tail("(?i)^(?=.*?(?x) ) ).*?x"), "");
 }
 
 /*
