@@ -1466,6 +1466,7 @@ literal_lookahead_tail(const char *pattern)
 	const char *end, *tail;
 	bool capturing = false;
 	char *out;
+	size_t n;
 
 	/* text this reading does not follow: quoting, comments, extended mode */
 	if (strncmp(pattern, head, sizeof(head) - 1) != 0 || strstr(pattern, "\\Q") ||
@@ -1477,9 +1478,10 @@ literal_lookahead_tail(const char *pattern)
 	tail = end + 3;
 	if (!*tail || tail_refuses(tail))
 		return NULL;
-	out = xmalloc(4 + strlen(tail) + 1);
+	n = strlen(tail);
+	out = xmalloc(4 + n + 1);
 	memcpy(out, "(?i)", 4);
-	strcpy(out + 4, tail);
+	memcpy(out + 4, tail, n + 1);
 	return out;
 }
 
