@@ -1381,16 +1381,26 @@ literal_spelling(const char *pattern, const char *lit)
 	return found;
 }
 
-/* The ']' that closes the class opening at p, or NULL ("]" first is a member, "\\]" too). */
+/*
+ * The ']' that closes the class opening at p, or NULL: "]" first is a
+ * member, and so are an escaped one and a POSIX item, as parse_class()
+ * reads them.
+ */
 static const char *
 class_close(const char *p)
 {
 	p += p[1] == '^' ? 2 : 1;
 	if (*p == ']')
 		p++;
-	for (; *p && *p != ']'; p++)
-		if (*p == '\\' && !*++p)
+	for (; *p && *p != ']'; p++) {
+		const char *e;
+
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=') &&
+		    (e = posix_end(p, p[1])) != NULL)
+			p = e - 1;
+		else if (*p == '\\' && !*++p)
 			return NULL;
+	}
 	return *p ? p : NULL;
 }
 
@@ -1404,67 +1414,69 @@ group_captures(const char *p)
 	       (p[2] == '<' && p[3] != '=' && p[3] != '!');
 }
 
-/*
- * Past the ')' of the group whose content starts at p, or NULL when it
- * does not end; *capturing set when a group inside it captures.
- */
-static const char *
-group_end(const char *p, bool *capturing)
+/* Does the escape or group at p refer to a group: \1, \g, \k, (?1), (?R), (?&n), (?P=n)...? */
+static bool
+group_reference(const char *p)
 {
-	int depth = 1;
-
-	for (; *p; p++) {
-		if (*p == '\\') {
-			if (!*++p)
-				return NULL;
-		} else if (*p == '[') {
-			if (!(p = class_close(p)))
-				return NULL;
-		} else if (*p == '(') {
-			*capturing |= group_captures(p);
-			depth++;
-		} else if (*p == ')' && --depth == 0) {
-			return p + 1;
-		}
-	}
-	return NULL;
+	if (*p == '\\')
+		return p[1] == 'g' || p[1] == 'k' || (p[1] >= '1' && p[1] <= '9');
+	return p[1] == '?' && (p[2] == 'R' || p[2] == '&' || p[2] == '+' || p[2] == '-' ||
+			       (p[2] >= '0' && p[2] <= '9') ||
+			       (p[2] == 'P' && (p[3] == '=' || p[3] == '>')));
 }
 
-/* Does tail refer to a group (by number, name or recursion), or have a top-level '|'? */
-static bool
-tail_refuses(const char *p)
-{
-	int depth = 0;
+/* What a walk of a pattern's text from some nesting depth saw. */
+struct group_walk {
+	const char *end;     /* past the ')' that closed the first group, or at the NUL */
+	bool captures;       /* a capturing group on the way */
+	bool refers;         /* a reference to a group */
+	bool top_alt;        /* a '|' at the depth the walk started at */
+};
 
+/*
+ * Walk p's groups from nesting depth `depth` (1: just inside a group's
+ * opening, which the walk ends after; 0: to the end of the text). False
+ * when the text does not end where it should.
+ */
+static bool
+walk_groups(const char *p, int depth, struct group_walk *w)
+{
+	const int from = depth;
+
+	memset(w, 0, sizeof(*w));
 	for (; *p; p++) {
 		if (*p == '\\') {
-			if (p[1] == 'g' || p[1] == 'k' || (p[1] >= '1' && p[1] <= '9') || !p[1])
-				return true;
-			p++;
+			w->refers |= group_reference(p);
+			if (!*++p)
+				return false;
 		} else if (*p == '[') {
 			if (!(p = class_close(p)))
-				return true;
+				return false;
 		} else if (*p == '(') {
-			if (p[1] == '?' && (p[2] == 'R' || p[2] == '&' || p[2] == '+' || p[2] == '-' ||
-					    (p[2] >= '0' && p[2] <= '9') ||
-					    (p[2] == 'P' && (p[3] == '=' || p[3] == '>'))))
-				return true;
+			w->captures |= group_captures(p);
+			w->refers |= group_reference(p);
 			depth++;
 		} else if (*p == ')') {
-			depth--;
-		} else if (*p == '|' && depth == 0) {
-			return true;
+			if (--depth < 0)
+				return false;
+			if (depth == 0 && from == 1) {
+				w->end = p + 1;
+				return true;
+			}
+		} else if (*p == '|' && depth == from) {
+			w->top_alt = true;
 		}
 	}
-	return false;
+	w->end = p;
+	return from == 0 && depth == 0;
 }
 
 char *
 literal_lookahead_tail(const char *pattern)
 {
 	static const char head[] = "(?i)^(?=";
-	const char *end, *tail;
-	bool capturing = false;
+	struct group_walk look, rest;
+	const char *tail;
 	char *out;
 	size_t n;
 
@@ -1472,11 +1484,11 @@ literal_lookahead_tail(const char *pattern)
 	if (strncmp(pattern, head, sizeof(head) - 1) != 0 || strstr(pattern, "\\Q") ||
 	    strstr(pattern, "(?#") || has_option(pattern, 'x'))
 		return NULL;
-	end = group_end(pattern + sizeof(head) - 1, &capturing);
-	if (!end || capturing || strncmp(end, ".*?", 3) != 0)
+	if (!walk_groups(pattern + sizeof(head) - 1, 1, &look) || look.captures ||
+	    strncmp(look.end, ".*?", 3) != 0)
 		return NULL;
-	tail = end + 3;
-	if (!*tail || tail_refuses(tail))
+	tail = look.end + 3;
+	if (!*tail || !walk_groups(tail, 0, &rest) || rest.refers || rest.top_alt)
 		return NULL;
 	n = strlen(tail);
 	out = xmalloc(4 + n + 1);

@@ -580,6 +580,9 @@ test_tail_shape(void)
 	CHECK_STREQ(tail("(?i)^(?=.*?[)(]).*?x"), "(?i)x");
 	CHECK_STREQ(tail("(?i)^(?=.*?\\)).*?x(?:a|b)"), "(?i)x(?:a|b)");
 	CHECK_STREQ(tail("(?i)^(?=.*?(?<=e)rr).*?x"), "(?i)x");
+	/* a POSIX item does not close its class, as parse_class() reads it */
+	CHECK_STREQ(tail("(?i)^(?=.*?[[:alpha:])]).*?x"), "(?i)x");
+	CHECK_STREQ(tail("(?i)^(?=.*?Error).*?[[:digit:]|]x"), "(?i)[[:digit:]|]x");
 	/* not that shape */
 	CHECK_STREQ(tail("^(?=.*?Error).*?x"), "");
 	CHECK_STREQ(tail("(?i)^(?=.*?Error)x"), "");
