@@ -223,15 +223,16 @@ need_pairs(struct matcher *mt, const struct match *m)
 	}
 }
 
-enum match_result
-matcher_exec(struct matcher *mt, size_t id, const struct match *m, const char *subject, size_t len,
-	     size_t *start, size_t *end)
+/* Run code with m's match data; on MATCH_YES the whole match in *start, *end (either may be NULL). */
+static enum match_result
+run(struct matcher *mt, const pcre2_code *code, const struct match *m, const char *subject,
+    size_t len, size_t *start, size_t *end)
 {
 	PCRE2_SIZE *ov;
 	int rc;
 
 	need_pairs(mt, m);
-	rc = pcre2_match(code_for(mt, id, m), (PCRE2_SPTR)subject, len, 0, 0, mt->md, mt->mctx);
+	rc = pcre2_match(code, (PCRE2_SPTR)subject, len, 0, 0, mt->md, mt->mctx);
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return MATCH_NO;
 	if (rc < 0)
@@ -242,6 +243,13 @@ matcher_exec(struct matcher *mt, size_t id, const struct match *m, const char *s
 	if (end)
 		*end = ov[1];
 	return MATCH_YES;
+}
+
+enum match_result
+matcher_exec(struct matcher *mt, size_t id, const struct match *m, const char *subject, size_t len,
+	     size_t *start, size_t *end)
+{
+	return run(mt, code_for(mt, id, m), m, subject, len, start, end);
 }
 
 /* Id's second pattern, compiled from src on its first use (NULL: it does not compile). */
@@ -267,21 +275,8 @@ matcher_exec_src(struct matcher *mt, size_t id, const struct match *m, const cha
 		 const char *subject, size_t len, size_t *start, size_t *end)
 {
 	const pcre2_code *code = id < mt->nuse ? src_code_for(mt, id, src) : NULL;
-	PCRE2_SIZE *ov;
-	int rc;
 
-	if (!code)
-		return MATCH_LIMIT;
-	need_pairs(mt, m);
-	rc = pcre2_match(code, (PCRE2_SPTR)subject, len, 0, 0, mt->md, mt->mctx);
-	if (rc == PCRE2_ERROR_NOMATCH)
-		return MATCH_NO;
-	if (rc < 0)
-		return MATCH_LIMIT;
-	ov = pcre2_get_ovector_pointer(mt->md);
-	*start = ov[0];
-	*end = ov[1];
-	return MATCH_YES;
+	return code ? run(mt, code, m, subject, len, start, end) : MATCH_LIMIT;
 }
 
 /*
