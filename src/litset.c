@@ -164,31 +164,35 @@ litset_free(struct litset *ls)
 	free(ls);
 }
 
-/* Eight bytes with A-Z folded to a-z, in one go: no byte's sum carries
- * into the next, as each is at most 0x7f + 0x3f. */
+/* The eight bytes of x with A-Z folded to a-z, in one go: no byte's sum
+ * carries into the next, as each is at most 0x7f + 0x3f; zero bytes stay
+ * zero, so four bytes fold in the low half. */
 static inline uint64_t
-fold8(const unsigned char *p)
+fold_word(uint64_t x)
 {
 	const uint64_t low7 = 0x7F7F7F7F7F7F7F7Fu, high = 0x8080808080808080u;
-	uint64_t x, ge_a, gt_z;
+	uint64_t ge_a = (x & low7) + 0x3F3F3F3F3F3F3F3Fu;    /* high bit: (c & 0x7f) >= 'A' */
+	uint64_t gt_z = (x & low7) + 0x2525252525252525u;    /* high bit: (c & 0x7f) > 'Z' */
 
-	memcpy(&x, p, 8);
-	ge_a = (x & low7) + 0x3F3F3F3F3F3F3F3Fu;    /* high bit: (c & 0x7f) >= 'A' */
-	gt_z = (x & low7) + 0x2525252525252525u;    /* high bit: (c & 0x7f) > 'Z' */
 	return x | (ge_a & ~gt_z & ~x & high) >> 2;
 }
 
-/* The same for four bytes. */
+static inline uint64_t
+fold8(const unsigned char *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	return fold_word(x);
+}
+
 static inline uint32_t
 fold4(const unsigned char *p)
 {
-	const uint32_t low7 = 0x7F7F7F7Fu, high = 0x80808080u;
-	uint32_t x, ge_a, gt_z;
+	uint32_t x;
 
 	memcpy(&x, p, 4);
-	ge_a = (x & low7) + 0x3F3F3F3Fu;
-	gt_z = (x & low7) + 0x25252525u;
-	return x | (ge_a & ~gt_z & ~x & high) >> 2;
+	return (uint32_t)fold_word(x);
 }
 
 /* Does text[0..len) fold to lit (folded already)? Eight bytes at a time:
