@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pt/line_memo.h"
+#include "pt/util.h"
 #include "pt/xalloc.h"
 
 #define LINE_MEMO_SLOTS 4096
@@ -30,21 +31,16 @@ line_memo_release(struct line_memo *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* The slot of line[0..n): a hash of all its bytes, as frames differ by a digit anywhere. */
+/*
+ * The slot of line[0..n): a hash of all its bytes, as frames differ by a
+ * digit anywhere, mixed so that its high bits depend on all of them.
+ */
 static size_t
 slot_of(const char *p, size_t n)
 {
-	uint64_t h = n * 0x9E3779B97F4A7C15u, w;
-	size_t i = 0;
+	uint64_t h = util_fnv1a_words(UTIL_FNV1A_INIT, p, n);
 
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xFF51AFD7ED558CCDu;
-		h ^= h >> 32;
-	}
-	for (w = 0; i < n; i++)
-		w = w << 8 | (unsigned char)p[i];
-	h = (h ^ w) * 0xC4CEB9FE1A85EC53u;
+	h = (h ^ h >> 29) * 0xC4CEB9FE1A85EC53u;
 	return (size_t)(h >> 40) % LINE_MEMO_SLOTS;
 }
 

@@ -403,24 +403,12 @@ attach_code(struct ruleset *rs, const struct code_blob *c)
 
 /* --- key, file, load, save --- */
 
-/*
- * FNV-1a over 8-byte words, then over the bytes left: a change to any one
- * word always changes the sum (each step is a bijection of it), and at a
- * word a step it reads the 300 KB of a cache about eight times faster than
- * byte-wise FNV-1a, which cost a tenth of a millisecond of the 2 KB run.
- */
+/* Word-wise: byte-wise FNV-1a over the 300 KB of a cache cost a tenth of a
+ * millisecond of the 2 KB run. */
 uint64_t
 rules_cache_checksum(const void *data, size_t n)
 {
-	const char *p = data;
-	uint64_t h = UTIL_FNV1A_INIT, w;
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-	}
-	return util_fnv1a(h, p + i, n - i);
+	return util_fnv1a_words(UTIL_FNV1A_INIT, data, n);
 }
 
 static bool

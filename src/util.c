@@ -468,6 +468,25 @@ util_fnv1a(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/*
+ * A change to any one word always changes the sum (each step is a
+ * bijection of it), and a word a step reads about eight times faster
+ * than a byte a step.
+ */
+uint64_t
+util_fnv1a_words(uint64_t h, const void *p, size_t n)
+{
+	const char *s = p;
+	uint64_t w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+	}
+	return util_fnv1a(h, s + i, n - i);
+}
+
 char *
 util_shell_join(char *const *argv)
 {

@@ -110,6 +110,9 @@ char *util_xdg_dir(const char *var, const char *home_sub, const char *leaf);
  * Not cryptographic: for hash tables, fingerprints and corruption checks. */
 #define UTIL_FNV1A_INIT 0xcbf29ce484222325ull
 uint64_t util_fnv1a(uint64_t h, const void *p, size_t n);
+/* The same over 8-byte little-endian words, then over the bytes left:
+ * another sum, for what is hashed often (the rules cache's checksum). */
+uint64_t util_fnv1a_words(uint64_t h, const void *p, size_t n);
 
 /* Parse a non-negative decimal integer; returns -1 on junk or overflow. */
 int util_parse_size(const char *s, unsigned long long *out);
