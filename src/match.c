@@ -223,7 +223,10 @@ need_pairs(struct matcher *mt, const struct match *m)
 	}
 }
 
-/* Run code with m's match data; on MATCH_YES the whole match in *start, *end (either may be NULL). */
+/*
+ * Run code with m's match data; on MATCH_YES the whole match is
+ * [*start, *end) (either may be NULL).
+ */
 static enum match_result
 run(struct matcher *mt, const pcre2_code *code, const struct match *m, const char *subject,
     size_t len, size_t *start, size_t *end)

@@ -1206,7 +1206,8 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 	for (size_t i = 0; i < rs->npatterns; i++) {
 		struct pattern *p = rs->patterns[i];
 
-		/* both from one reading: extraction is most of an uncached load's allocations */
+		/* the three lists from one reading: extraction is most of an uncached
+		 * load's allocations */
 		if (!p->lits || !p->ahead) {
 			struct literal_reading r;
 
