@@ -2,7 +2,8 @@
 /*
  * The scout: a second thread that runs the literal prefilter ahead of the
  * classifier on a regular file, so that a big log uses two cores. It reads
- * the file itself (pread, 1 MiB blocks) and, for each block, records where
+ * the file itself (1 MiB blocks, mapped; read with pread where they cannot
+ * be) and, for each block, records where
  * candidate lines start: the first literal occurrence of a line, then on
  * from the next line, exactly the walk the classifier makes. The classifier
  * still reads every byte and decides everything; it only asks the scout
@@ -14,8 +15,14 @@
  * asks only about ranges its window holds unchanged (no escape sequences
  * stripped, no over-long line cut) that start at a line start.
  *
- * Memory: 4 blocks of records, one 1 MiB read buffer and a memo of line
- * kinds (about 800 KB) at most.
+ * Memory: 4 blocks of records, one mapped block (or a 1 MiB read buffer)
+ * and a memo of line kinds (about 800 KB) at most.
+ *
+ * Signals: the first scout_start() installs a SIGBUS handler for the
+ * process, as a mapped file that shrinks raises SIGBUS on its lost pages.
+ * In the scout's thread that fails the block (the caller then reads it and
+ * finds the end); in any other thread the handler puts back the
+ * disposition SIGBUS had before and the signal takes its course.
  */
 #ifndef PT_SCOUT_H
 #define PT_SCOUT_H

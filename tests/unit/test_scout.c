@@ -6,13 +6,16 @@
  * whole file visits. Occurrences are planted across block boundaries and
  * lines run across them; the walk is repeated with pauses so that both
  * owners (scout and caller) take blocks. Also litset_find_range() against
- * litset_find().
+ * litset_find(), and a file that shrinks under the scout's mapped blocks.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pt/litset.h"
@@ -233,6 +236,63 @@ test_walk(void)
 	free(b);
 }
 
+/*
+ * The file shrinks after the scout was given its size: the scout maps
+ * blocks whose pages are gone. Its thread must live through the SIGBUS and
+ * leave those blocks to the caller, so the walk is the plain one; and a
+ * SIGBUS of any other thread must still be what it was (here, death).
+ */
+static void
+test_shrunk(void)
+{
+	size_t len, max = 1u << 20, nwant, ngot;
+	char *b = make_log(6u << 20, &len);
+	char path[] = "/tmp/pt-scout-XXXXXX";
+	int fd = mkstemp(path), status = 0;
+	size_t *want = malloc(max * sizeof(*want)), *got = malloc(max * sizeof(*got));
+	struct litset *ls = make_set(NLITS, b, 1u << 20);
+	struct scout *s;
+	pid_t pid;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	unlink(path);
+	CHECK_INTEQ(write(fd, b, len), (long long)len);
+	CHECK_INTEQ(ftruncate(fd, (off_t)(3u << 19)), 0);
+	nwant = walk_plain(ls, b, len, want, max);
+	s = scout_start(fd, 0, len, make_set(NLITS, b, 1u << 20), NULL);
+	CHECK(s != NULL);
+	if (s) {
+		ngot = walk_with_scout(s, ls, b, len, got, max, true);
+		CHECK_INTEQ(ngot, nwant);
+		CHECK(ngot == nwant && memcmp(got, want, ngot * sizeof(*got)) == 0);
+		scout_stop(s);
+	}
+	/* The child reads a lost page of its own mapping: it must die of it
+	 * (under a sanitizer, its report's exit), not come back to say what
+	 * it read, nor fault forever until the alarm. */
+	pid = fork();
+	if (pid == 0) {
+		char *m = mmap(NULL, 4u << 20, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		alarm(10);
+		if (m == MAP_FAILED)
+			_exit(42);
+		_exit(m[(3u << 20) + 1] == 'x' ? 43 : 44);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	if (WIFSIGNALED(status))
+		CHECK_INTEQ(WTERMSIG(status), SIGBUS);
+	else
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 42);
+	litset_free(ls);
+	close(fd);
+	free(want);
+	free(got);
+	free(b);
+}
+
 static void
 test_find_range(void)
 {
@@ -259,5 +319,6 @@ main(void)
 {
 	test_find_range();
 	test_walk();
+	test_shrunk();
 	return TEST_DONE();
 }
