@@ -17,12 +17,24 @@
 static int
 read_fd(int fd, const char *path, struct buf *out, size_t max, struct pt_err *err)
 {
-	char chunk[65536];
+	struct stat st;
 	size_t total = 0;
 
+	/* A regular file is read straight into room for all of it (and one
+	 * byte more, to see its end): the rules cache is read on every run. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= max)
+		buf_grow(out, (size_t)st.st_size + 1);
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		size_t room;
+		ssize_t n;
 
+		if (out->alloc < out->len + 2 && buf_grow(out, 65536) < 0)
+			return pt_err_set(err, PT_EXIT_DATA, "'%s' is larger than %zu bytes", path,
+					  out->cap);
+		room = out->alloc - out->len - 1;
+		/* one byte past max is enough to know it is too large */
+		n = read(fd, out->data + out->len, room < max - total + 1 ? room : max - total + 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -33,7 +45,8 @@ read_fd(int fd, const char *path, struct buf *out, size_t max, struct pt_err *er
 		total += (size_t)n;
 		if (total > max)
 			return pt_err_set(err, PT_EXIT_DATA, "'%s' is larger than %zu bytes", path, max);
-		buf_add(out, chunk, (size_t)n);
+		out->len += (size_t)n;
+		out->data[out->len] = '\0';
 	}
 }
 
