@@ -14,10 +14,15 @@
 #include "pt/term.h"
 #include "pt/xalloc.h"
 
+/* The rule set outlives main(): the process's end gives its memory back at
+ * once, where freeing its many small blocks one by one took a sixth of a
+ * small log's run. Held here, it stays reachable for leak checkers. */
+static struct ruleset *volatile rules_at_exit;
+
 static int
 finish(int rc, struct pt_ctx *ctx)
 {
-	ruleset_free(ctx->rules);
+	rules_at_exit = ctx->rules;
 	free(ctx->rules_origin);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fputs("pallas-triage: error: cannot write to standard output\n", stderr);
