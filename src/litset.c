@@ -1090,8 +1090,9 @@ get_copy(struct rd *r, size_t n)
 
 	if (!at)
 		return NULL;
-	c = xcalloc(n + 1, 1);
+	c = xmalloc(n + 1);
 	memcpy(c, at, n);
+	c[n] = 0;
 	return c;
 }
 
