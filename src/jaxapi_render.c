@@ -632,6 +632,15 @@ api_render_init(struct api_render *ar, const struct jaxapi *t, const char *versi
 }
 
 void
+api_render_adopt(struct api_render *ar, const struct api_render *from)
+{
+	for (size_t i = 0; i < from->nnotes; i++)
+		add_note(ar, "%s", from->notes[i]);
+	ar->versioned |= from->versioned;
+	ar->guessed |= from->guessed;
+}
+
+void
 api_render_clear_notes(struct api_render *ar)
 {
 	strv_free(ar->notes);

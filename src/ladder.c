@@ -125,18 +125,18 @@ ladder_change_render(struct api_render *ar, const struct rung *r, const struct v
 
 		api_render_init(&probe, ar->table, ar->version);
 		api_render_text(&probe, r->change, &spelled);
-		api_render_release(&probe);
 		ok = vars_can_expand(vs, spelled.data);
 		/* from the log only when a value of it went in, not a default */
 		has_values = vars_uses_value(vs, spelled.data);
-		buf_reset(&spelled);
+		/* shown after all: its notes are the ones rendering it on ar adds */
+		if (ok || !r->fallback) {
+			api_render_adopt(ar, &probe);
+			vars_expand(vs, spelled.data, &b);
+		}
+		api_render_release(&probe);
 	}
-	if (ok || (r->change && !r->fallback)) {
-		api_render_text(ar, r->change, &spelled);
-		vars_expand(vs, spelled.data, &b);
-	} else if (r->fallback) {
+	if (!ok && r->fallback)
 		api_render_text(ar, r->fallback, &b);
-	}
 	if (filled)
 		*filled = ok && has_values;
 	buf_release(&spelled);

@@ -204,6 +204,9 @@ void api_render_init(struct api_render *ar, const struct jaxapi *t, const char *
 void api_render_release(struct api_render *ar);
 /* Forget the notes collected so far (the flags stay). */
 void api_render_clear_notes(struct api_render *ar);
+/* Take on what a render with `from` (same table and version) noted, as if
+ * it had rendered with ar: its notes (no duplicates) and flags. */
+void api_render_adopt(struct api_render *ar, const struct api_render *from);
 /*
  * Append snippet tmpl (a rung's change or fallback, a flag's snippet) to
  * out, rendered as above; other text, ${var} placeholders included, is
