@@ -205,6 +205,51 @@ check_prose(const struct ruleset *rs, const char *version, const char *text, con
 	free(notes);
 }
 
+/*
+ * Rendering on a throwaway and adopting what it noted must leave ar as
+ * rendering on ar itself does: the same notes, once each, in order, and
+ * the same flags.
+ */
+static void
+check_adopt(const struct ruleset *rs)
+{
+	static const char *const tmpls[] = {
+		"${api:InterpretParams.detect_races}=True",
+		"${api:pl.ds}(0, 8)",
+		"${api:InterpretParams.detect_races}=False  # ${api:pl.semaphore_signal}",
+	};
+	const char *versions[] = { "0.5.3", NULL };
+
+	for (size_t v = 0; v < 2; v++) {
+		struct api_render direct, adopted;
+		struct buf a = BUF_INIT, b = BUF_INIT;
+
+		api_render_init(&direct, rs->api, versions[v]);
+		api_render_init(&adopted, rs->api, versions[v]);
+		for (size_t i = 0; i < 3; i++) {
+			struct api_render probe;
+
+			api_render_text(&direct, tmpls[i], &a);
+			api_render_init(&probe, adopted.table, adopted.version);
+			api_render_text(&probe, tmpls[i], &b);
+			api_render_adopt(&adopted, &probe);
+			api_render_release(&probe);
+		}
+		CHECK_STREQ(a.data, b.data);
+		CHECK_INTEQ(adopted.nnotes, direct.nnotes);
+		for (size_t i = 0; i < direct.nnotes && i < adopted.nnotes; i++)
+			CHECK_STREQ(adopted.notes[i], direct.notes[i]);
+		CHECK(adopted.nnotes == 0 || adopted.notes[adopted.nnotes] == NULL);
+		CHECK(adopted.guessed == direct.guessed && adopted.versioned == direct.versioned);
+		/* 0.5.3 notes detect_races once, twice rendered; no version guesses */
+		CHECK(v == 0 ? direct.nnotes == 1 : direct.guessed);
+		api_render_release(&direct);
+		api_render_release(&adopted);
+		buf_release(&a);
+		buf_release(&b);
+	}
+}
+
 static void
 test_render(void)
 {
@@ -260,6 +305,7 @@ test_render(void)
 
 	/* what is not an API placeholder is copied as it is */
 	check_render(rs, "0.4.35", "${api:no.such} ${x} ${api:pl.ds", "no.such ${x} ${api:pl.ds", "");
+	check_adopt(rs);
 	ruleset_free(rs);
 	diag_release(&d);
 }
