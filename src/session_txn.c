@@ -301,6 +301,23 @@ session_txn_save_log(struct session_txn *t, const char *stem, const char *data, 
 }
 
 void
+session_txn_drop_log(struct session_txn *t, const char *path)
+{
+	const char *name = path ? strrchr(path, '/') : NULL;
+	int dfd, ldfd = -1;
+
+	if (!name)
+		return;
+	if ((dfd = session_dir_open(t->dir, false, NULL)) >= 0 &&
+	    (ldfd = session_subdir_open(dfd, t->dir, "logs", false, NULL)) >= 0)
+		unlinkat(ldfd, name + 1, 0);
+	if (ldfd >= 0)
+		close(ldfd);
+	if (dfd >= 0)
+		close(dfd);
+}
+
+void
 session_txn_release(struct session_txn *t)
 {
 	session_unlock(t->lock);

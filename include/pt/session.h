@@ -561,6 +561,10 @@ int session_commit(struct session_txn *t, const struct ruleset *rs, bool redact,
  */
 int session_txn_save_log(struct session_txn *t, const char *stem, const char *data, size_t len,
 			 char **path, char *digest, struct pt_err *err);
+/* Remove a log session_txn_save_log() kept for an attempt that was then not
+ * recorded (refused, or the session could not be saved), so that no copy
+ * is left that no attempt names. Best effort: a leftover is harmless. */
+void session_txn_drop_log(struct session_txn *t, const char *path);
 
 
 /* Unlock and free t->s; t may be unopened or failed. */

@@ -179,15 +179,15 @@ read_log(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a
 	return 0;
 }
 
+/* *kept gets the copy of --log kept in the session, if one was (free()). */
 static int
 record(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a,
-       struct session_news *nw, struct pt_err *err)
+       struct session_news *nw, char **kept, struct pt_err *err)
 {
 	const struct ruleset *rs = ctx->rules;
 	struct session *s = t->s;
 	struct logread lr;
 	struct verdict nv;
-	char *kept = NULL;
 	bool have = false;
 	size_t before;
 	int rc = -1;
@@ -213,7 +213,7 @@ record(struct session_txn *t, const struct pt_ctx *ctx, struct attempt_args *a,
 	}
 	logread_init(&lr);
 	if (a->in.log) {
-		int got = read_log(t, ctx, a, &lr, &nv, nw, &kept, err);
+		int got = read_log(t, ctx, a, &lr, &nv, nw, kept, err);
 
 		if (got != 0) {
 			rc = got < 0 ? -1 : 0;
@@ -229,7 +229,6 @@ out:
 	if (have)
 		verdict_release(&nv);
 	logread_release(&lr);
-	free(kept);
 	return rc;
 }
 
@@ -260,6 +259,7 @@ cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx)
 	struct session_txn t = SESSION_TXN_INIT;
 	struct attempt_args a;
 	const struct rung **plan = NULL;
+	char *kept = NULL;
 	size_t before, n;
 	int rc;
 
@@ -268,8 +268,14 @@ cmd_attempt_run(int argc, char **argv, struct pt_ctx *ctx)
 	if (session_open_locked(&t, cmd_session_dir(ctx), ctx->env.now, &err) < 0)
 		goto fail;
 	before = t.s->nattempts;
-	if (record(&t, ctx, &a, &nw, &err) < 0 ||
-	    session_commit(&t, ctx->rules, a.redact, &err) < 0)
+	rc = record(&t, ctx, &a, &nw, &kept, &err);
+	if (rc >= 0)
+		rc = session_commit(&t, ctx->rules, a.redact, &err);
+	/* a copy of --log that no saved attempt names is not left behind */
+	if (kept && (rc < 0 || t.s->nattempts == before))
+		session_txn_drop_log(&t, kept);
+	free(kept);
+	if (rc < 0)
 		goto fail;
 	if (a.json) {
 		n = session_plan(t.s, ctx->rules, &plan);

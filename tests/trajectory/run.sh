@@ -98,6 +98,7 @@ check "--log -: a copy is kept in the session, the attempt names it" sh -c \
 rc=$?
 check "fixed with a log that shows a failure is refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q 'so the failure is not fixed' fx.out"
 check "... and nothing is recorded" py .pallas-triage/session.json "len(d['attempts']) == 2 and d['status'] == 'in-progress'"
+check "... nor is a copy of its log left in the session" sh -c '! ls .pallas-triage/logs | grep -q "^attempt-3-" && ls .pallas-triage/logs | grep -q "^attempt-2-"'
 "$PT" attempt --result same --log 4-mosaic-layout.log >sn.out 2>&1
 check "same with a log of another failure counts as new, and says so" sh -c \
 	"grep -q 'the log shows another failure (layout/relayout), so it counts as a different error' sn.out &&
