@@ -239,7 +239,8 @@ scan_mapped(struct scout *s, struct slot *sl, size_t blen, size_t got)
 {
 	sigjmp_buf jb;
 
-	if (sigsetjmp(jb, 0)) {
+	/* 1: the jump out of on_bus() unblocks SIGBUS again */
+	if (sigsetjmp(jb, 1)) {
 		bus_guard = NULL;
 		/* the memo may hold half a line taken from the lost pages */
 		scout_memo_release(&s->memo);
