@@ -13,20 +13,22 @@
 #include "pt/util.h"
 #include "pt/xalloc.h"
 
-/* Read fd (named path in messages) to its end into out, at most max bytes. */
+/*
+ * Read fd (named path in messages) to its end into out, at most max bytes.
+ * st: what the caller's fstat() said of fd, or NULL when it failed.
+ */
 static int
-read_fd(int fd, const char *path, struct buf *out, size_t max, struct pt_err *err)
+read_fd(int fd, const struct stat *st, const char *path, struct buf *out, size_t max,
+	struct pt_err *err)
 {
-	struct stat st;
-	size_t total = 0;
+	const size_t start = out->len;
 
 	/* A regular file is read straight into room for all of it (and one
 	 * byte more, to see its end): the rules cache is read on every run. */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= max)
-		buf_grow(out, (size_t)st.st_size + 1);
+	if (st && S_ISREG(st->st_mode) && st->st_size > 0 && (uint64_t)st->st_size <= max)
+		buf_grow(out, (size_t)st->st_size + 1);
 	for (;;) {
-		size_t room;
+		size_t room, got = out->len - start;
 		ssize_t n;
 
 		if (out->alloc < out->len + 2 && buf_grow(out, 65536) < 0)
@@ -34,7 +36,7 @@ read_fd(int fd, const char *path, struct buf *out, size_t max, struct pt_err *er
 					  out->cap);
 		room = out->alloc - out->len - 1;
 		/* one byte past max is enough to know it is too large */
-		n = read(fd, out->data + out->len, room < max - total + 1 ? room : max - total + 1);
+		n = read(fd, out->data + out->len, room < max - got + 1 ? room : max - got + 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -42,8 +44,7 @@ read_fd(int fd, const char *path, struct buf *out, size_t max, struct pt_err *er
 		}
 		if (n == 0)
 			return 0;
-		total += (size_t)n;
-		if (total > max)
+		if (got + (size_t)n > max)
 			return pt_err_set(err, PT_EXIT_DATA, "'%s' is larger than %zu bytes", path, max);
 		out->len += (size_t)n;
 		out->data[out->len] = '\0';
@@ -58,10 +59,12 @@ util_read_file(const char *path, struct buf *out, size_t max, struct pt_err *err
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return pt_err_errno(err, PT_EXIT_DATA, "cannot open '%s'", path);
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+	if (fstat(fd, &st) < 0)
+		ret = read_fd(fd, NULL, path, out, max, err);
+	else if (S_ISDIR(st.st_mode))
 		ret = pt_err_set(err, PT_EXIT_DATA, "'%s' is a directory", path);
 	else
-		ret = read_fd(fd, path, out, max, err);
+		ret = read_fd(fd, &st, path, out, max, err);
 	close(fd);
 	return ret;
 }
@@ -111,7 +114,7 @@ read_checked(int dfd, const char *name, const char *path, bool own, struct buf *
 				 "refusing to read it: remove it and run again", path,
 				 (unsigned long)st.st_nlink);
 	else
-		ret = read_fd(fd, path, out, max, err);
+		ret = read_fd(fd, &st, path, out, max, err);
 	close(fd);
 	return ret;
 }
