@@ -225,13 +225,19 @@ confidence_parse(struct ruleset *rs, const struct ynode *map, const char *file, 
 	return 0;
 }
 
+/* Whose names link_names() reads: diagnostics only, so no label is built unless one is given. */
+struct link_owner {
+	const char *kind, *id, *file;
+	int line;
+};
+
 /*
  * Names -> a -1-terminated index list. A context may only name contexts
  * declared before it (limit), so that one pass in order evaluates them all.
  */
 static int *
-link_names(const struct ruleset *rs, char **names, size_t limit, const char *owner,
-	   const char *file, int line, struct diag *d)
+link_names(const struct ruleset *rs, char **names, size_t limit, const struct link_owner *o,
+	   struct diag *d)
 {
 	size_t n = 0;
 	int *out;
@@ -243,10 +249,11 @@ link_names(const struct ruleset *rs, char **names, size_t limit, const char *own
 		int k = ruleset_find_context(rs, names[i]);
 
 		if (k < 0)
-			diag_error(d, file, line, 0, "%s names unknown context '%s'", owner, names[i]);
+			diag_error(d, o->file, o->line, 0, "%s '%s' names unknown context '%s'", o->kind,
+				   o->id, names[i]);
 		else if ((size_t)k >= limit)
-			diag_error(d, file, line, 0, "%s names context '%s', which is not declared "
-				   "before it", owner, names[i]);
+			diag_error(d, o->file, o->line, 0, "%s '%s' names context '%s', which is not "
+				   "declared before it", o->kind, o->id, names[i]);
 		out[i] = k < 0 || (size_t)k >= limit ? -1 : k;
 	}
 	out[n] = -1;
@@ -258,25 +265,23 @@ contexts_link(struct ruleset *rs, struct diag *d)
 {
 	for (size_t i = 0; i < rs->ncontexts; i++) {
 		struct context_def *cx = &rs->contexts[i];
-		char *owner = xasprintf("context '%s'", cx->id);
+		struct link_owner o = { "context", cx->id, cx->file, cx->line };
 
 		free(cx->req_ctx);
 		free(cx->exc_ctx);
 		free(cx->imp_ctx);
-		cx->req_ctx = link_names(rs, cx->requires, i, owner, cx->file, cx->line, d);
-		cx->exc_ctx = link_names(rs, cx->excludes, i, owner, cx->file, cx->line, d);
-		cx->imp_ctx = link_names(rs, cx->implied_by, i, owner, cx->file, cx->line, d);
-		free(owner);
+		cx->req_ctx = link_names(rs, cx->requires, i, &o, d);
+		cx->exc_ctx = link_names(rs, cx->excludes, i, &o, d);
+		cx->imp_ctx = link_names(rs, cx->implied_by, i, &o, d);
 	}
 	for (size_t i = 0; i < rs->nrules; i++) {
 		struct rule *r = rs->rules[i];
-		char *owner = xasprintf("rule '%s'", r->id);
+		struct link_owner o = { "rule", r->id, r->file, r->line };
 
 		free(r->req_ctx);
 		free(r->exc_ctx);
-		r->req_ctx = link_names(rs, r->requires, rs->ncontexts, owner, r->file, r->line, d);
-		r->exc_ctx = link_names(rs, r->excludes, rs->ncontexts, owner, r->file, r->line, d);
-		free(owner);
+		r->req_ctx = link_names(rs, r->requires, rs->ncontexts, &o, d);
+		r->exc_ctx = link_names(rs, r->excludes, rs->ncontexts, &o, d);
 	}
 	rs->policy.kernel_ctx = -1;
 	if (rs->policy.kernel_context &&
