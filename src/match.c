@@ -29,8 +29,8 @@ struct match {
 	pcre2_code *code;      /* read-only once compiled */
 	uint32_t pairs;        /* ovector pairs a match needs: groups + 1 */
 	size_t nnames;
-	char **names;          /* group names, by group order */
-	unsigned *name_group;  /* group number of names[i] */
+	PCRE2_SPTR name_table; /* inside code: an entry is a 2-byte group number and the name */
+	uint32_t name_entry;   /* bytes per entry */
 };
 
 /* Per pattern id, in one matcher. */
@@ -57,23 +57,20 @@ struct matcher {
 static void
 load_names(struct match *m)
 {
-	uint32_t count = 0, entry = 0;
-	PCRE2_SPTR table;
+	uint32_t count = 0;
 
 	pcre2_pattern_info(m->code, PCRE2_INFO_NAMECOUNT, &count);
 	if (!count)
 		return;
-	pcre2_pattern_info(m->code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
-	pcre2_pattern_info(m->code, PCRE2_INFO_NAMETABLE, &table);
-	m->names = xcalloc(count, sizeof(*m->names));
-	m->name_group = xcalloc(count, sizeof(*m->name_group));
-	for (uint32_t i = 0; i < count; i++) {
-		PCRE2_SPTR e = table + (size_t)i * entry;
-
-		m->name_group[i] = ((unsigned)e[0] << 8) | e[1];
-		m->names[i] = xstrdup((const char *)e + 2);
-	}
+	pcre2_pattern_info(m->code, PCRE2_INFO_NAMEENTRYSIZE, &m->name_entry);
+	pcre2_pattern_info(m->code, PCRE2_INFO_NAMETABLE, &m->name_table);
 	m->nnames = count;
+}
+
+static PCRE2_SPTR
+name_at(const struct match *m, size_t i)
+{
+	return m->name_table + i * m->name_entry;
 }
 
 static struct match *
@@ -154,10 +151,6 @@ match_free(struct match *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nnames; i++)
-		free(m->names[i]);
-	free(m->names);
-	free(m->name_group);
 	pcre2_code_free(m->code);
 	free(m);
 }
@@ -314,7 +307,7 @@ match_name_count(const struct match *m)
 const char *
 match_name(const struct match *m, size_t i)
 {
-	return i < m->nnames ? m->names[i] : NULL;
+	return i < m->nnames ? (const char *)name_at(m, i) + 2 : NULL;
 }
 
 bool
@@ -328,7 +321,7 @@ matcher_group(const struct matcher *mt, const struct match *m, size_t i, size_t 
 		return false;
 	ov = pcre2_get_ovector_pointer(mt->md);
 	pairs = pcre2_get_ovector_count(mt->md);
-	g = m->name_group[i];
+	g = ((unsigned)name_at(m, i)[0] << 8) | name_at(m, i)[1];
 	if (g >= pairs || ov[2 * g] == PCRE2_UNSET)
 		return false;
 	*start = ov[2 * g];
