@@ -56,6 +56,7 @@ struct litset {
 	struct lit *lits;
 	size_t nlits, alloc_lits;
 	bool built;
+	bool borrowed;       /* loaded in place: the literals and tables point into the caller's bytes */
 	uint64_t id;         /* litset_id(), given when built */
 	size_t stride;       /* s */
 	size_t shortest;     /* 0 while empty */
@@ -150,16 +151,18 @@ litset_free(struct litset *ls)
 {
 	if (!ls)
 		return;
-	for (size_t i = 0; i < ls->nlits; i++) {
-		free(ls->lits[i].s);
-		free(ls->lits[i].cased);
-		free(ls->lits[i].ids);
+	if (!ls->borrowed) {
+		for (size_t i = 0; i < ls->nlits; i++) {
+			free(ls->lits[i].s);
+			free(ls->lits[i].cased);
+			free(ls->lits[i].ids);
+		}
+		free(ls->ents);
+		free(ls->tkey);
+		free(ls->tstart);
+		free(ls->tcount);
 	}
 	free(ls->lits);
-	free(ls->ents);
-	free(ls->tkey);
-	free(ls->tstart);
-	free(ls->tcount);
 	free(ls->dedup);
 	free(ls);
 }
@@ -1008,10 +1011,23 @@ put_u32s(struct buf *b, const uint32_t *v, size_t n)
 		buf_add(b, v, n * sizeof(*v));
 }
 
+/*
+ * Every table starts at a multiple of 4 bytes from the set's first byte,
+ * and every literal is saved with its NUL, so that litset_load_in_place()
+ * can use them where they lie.
+ */
+static void
+put_pad(struct buf *b, size_t start)
+{
+	static const char zeros[4];
+
+	buf_add(b, zeros, (4 - (b->len - start) % 4) % 4);
+}
+
 void
 litset_save(const struct litset *ls, struct buf *b)
 {
-	size_t size = ls->tkey ? ls->tmask + 1 : 0;
+	size_t size = ls->tkey ? ls->tmask + 1 : 0, start = b->len;
 
 	put_u32(b, SAVE_MAGIC);
 	put_u32(b, (uint32_t)ls->nlits);
@@ -1025,16 +1041,21 @@ litset_save(const struct litset *ls, struct buf *b)
 	for (size_t i = 0; i < ls->nlits; i++) {
 		const struct lit *l = &ls->lits[i];
 
+		put_pad(b, start);
 		put_u32(b, (uint32_t)l->len);
 		put_u32(b, (uint32_t)l->nids);
 		put_u32(b, l->cased != NULL);
 		put_u32s(b, l->offs, ls->stride);	/* the rest are unused */
-		buf_add(b, l->s, l->len);
-		if (l->cased)
+		buf_add(b, l->s, l->len + 1);
+		if (l->cased) {
 			buf_add(b, l->cased, l->len);
+			buf_add(b, "", 1);
+		}
+		put_pad(b, start);
 		if (l->nids)
 			buf_add(b, l->ids, l->nids * sizeof(*l->ids));
 	}
+	put_pad(b, start);
 	if (ls->nents)
 		buf_add(b, ls->ents, ls->nents * sizeof(*ls->ents));
 	put_u32s(b, ls->tkey, size);
@@ -1043,8 +1064,9 @@ litset_save(const struct litset *ls, struct buf *b)
 }
 
 struct rd {
-	const unsigned char *p, *end;
+	const unsigned char *start, *p, *end;
 	bool bad;
+	bool in_place;              /* get_table() points into the bytes instead of copying */
 };
 
 static const void *
@@ -1081,15 +1103,34 @@ get_into(struct rd *r, void *out, size_t n)
 	return at != NULL;
 }
 
-/* n bytes into a new buffer (one more, zeroed, so that strings end); NULL when short. */
-static void *
-get_copy(struct rd *r, size_t n)
+/* The zero bytes put_pad() wrote. */
+static void
+skip_pad(struct rd *r)
 {
-	const void *at = take(r, n);
+	size_t n = (4 - (size_t)(r->p - r->start) % 4) % 4;
+	const unsigned char *at = take(r, n);
+
+	for (size_t i = 0; at && i < n; i++)
+		if (at[i])
+			r->bad = true;
+}
+
+/*
+ * n bytes, then a NUL when `nul`: in place, or in a new buffer (one byte
+ * more, zeroed, so that strings end); NULL when short or the NUL is not there.
+ */
+static void *
+get_table(struct rd *r, size_t n, bool nul)
+{
+	const unsigned char *at = take(r, n + nul);
 	unsigned char *c;
 
-	if (!at)
+	if (!at || (nul && at[n])) {
+		r->bad = true;
 		return NULL;
+	}
+	if (r->in_place)
+		return (void *)at;	/* never written: a built set is read-only */
 	c = xmalloc(n + 1);
 	memcpy(c, at, n);
 	c[n] = 0;
@@ -1154,6 +1195,7 @@ get_lits(struct rd *r, struct litset *ls, unsigned id_limit)
 		struct lit *l = &ls->lits[i];
 		bool cased;
 
+		skip_pad(r);
 		l->len = get_u32(r);
 		l->nids = l->alloc_ids = get_u32(r);
 		cased = get_u32(r) != 0;
@@ -1162,9 +1204,10 @@ get_lits(struct rd *r, struct litset *ls, unsigned id_limit)
 		if (r->bad || !lit_sane(l, ls->stride) ||
 		    l->nids > (size_t)(r->end - r->p) / sizeof(unsigned))
 			return false;
-		l->s = get_copy(r, l->len);
-		l->cased = cased ? get_copy(r, l->len) : NULL;
-		l->ids = get_copy(r, l->nids * sizeof(unsigned));
+		l->s = get_table(r, l->len, true);
+		l->cased = cased ? get_table(r, l->len, true) : NULL;
+		skip_pad(r);
+		l->ids = get_table(r, l->nids * sizeof(unsigned), false);
 		if (ls->shortest == 0 || l->len < ls->shortest ||
 		    (l->ids && !ids_below(l->ids, l->nids, id_limit)))
 			return false;
@@ -1172,10 +1215,10 @@ get_lits(struct rd *r, struct litset *ls, unsigned id_limit)
 	return !r->bad;
 }
 
-struct litset *
-litset_load(const void *data, size_t len, unsigned id_limit)
+static struct litset *
+load(const void *data, size_t len, unsigned id_limit, bool in_place)
 {
-	struct rd r = { data, (const unsigned char *)data + len, false };
+	struct rd r = { data, data, (const unsigned char *)data + len, false, in_place };
 	struct litset *ls = litset_new();
 	size_t nlits, size;
 
@@ -1197,13 +1240,15 @@ litset_load(const void *data, size_t len, unsigned id_limit)
 	/* litset_free() walks nlits entries: they exist, zeroed, before it is set */
 	ls->lits = xcalloc(nlits + 1, sizeof(*ls->lits));
 	ls->nlits = ls->alloc_lits = nlits;
+	ls->borrowed = in_place;
 	if (!get_lits(&r, ls, id_limit))
 		goto bad;
-	ls->ents = get_copy(&r, ls->nents * sizeof(*ls->ents));
+	skip_pad(&r);
+	ls->ents = get_table(&r, ls->nents * sizeof(*ls->ents), false);
 	if (size) {	/* none for an empty set, as its build leaves it */
-		ls->tkey = get_copy(&r, size * sizeof(uint32_t));
-		ls->tstart = get_copy(&r, size * sizeof(uint32_t));
-		ls->tcount = get_copy(&r, size * sizeof(uint32_t));
+		ls->tkey = get_table(&r, size * sizeof(uint32_t), false);
+		ls->tstart = get_table(&r, size * sizeof(uint32_t), false);
+		ls->tcount = get_table(&r, size * sizeof(uint32_t), false);
 		ls->tmask = size - 1;
 	}
 	if (r.bad || r.p != r.end || !tables_sane(ls, size))
@@ -1217,4 +1262,18 @@ litset_load(const void *data, size_t len, unsigned id_limit)
 bad:
 	litset_free(ls);
 	return NULL;
+}
+
+struct litset *
+litset_load(const void *data, size_t len, unsigned id_limit)
+{
+	return load(data, len, id_limit, false);
+}
+
+struct litset *
+litset_load_in_place(const void *data, size_t len, unsigned id_limit)
+{
+	if ((uintptr_t)data % 4)
+		return NULL;
+	return load(data, len, id_limit, true);
 }

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pt/checktab.h"
 #include "pt/chips.h"
@@ -155,6 +156,10 @@ ruleset_free(struct ruleset *rs)
 	free(rs->always);
 	free(rs->env_fields);
 	litset_free(rs->prefilter);
+	if (rs->cache_mapped)
+		munmap(rs->cache_bytes, rs->cache_len);
+	else
+		free(rs->cache_bytes);
 	for (int c = 0; c < CLASS_COUNT; c++) {
 		struct class_def *cd = &rs->classes[c];
 

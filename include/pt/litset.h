@@ -76,6 +76,12 @@ bool litset_sample_matters(size_t sample_len);
  */
 void litset_save(const struct litset *ls, struct buf *b);
 struct litset *litset_load(const void *data, size_t len, unsigned id_limit);
+/*
+ * The same without copying the literals and tables: the set points into
+ * data, which must start at a multiple of 4 (else NULL) and stay valid and
+ * unchanged until litset_free(). The rules cache's mapped file.
+ */
+struct litset *litset_load_in_place(const void *data, size_t len, unsigned id_limit);
 
 /*
  * For tests and benchmarks; call before litset_build(). stride 1..8 forces

@@ -302,6 +302,10 @@ struct ruleset {
 				     * `more_info`), after the classes' own; may be NULL */
 	struct checktab *checks;    /* the source checker's data (check.yaml); may be NULL */
 	bool from_cache;            /* loaded from the rules cache, which holds only checked sets */
+	void *cache_bytes;          /* owned, or NULL: the cache file's bytes, which the prefilter
+	                             * points into (litset_load_in_place()) */
+	size_t cache_len;
+	bool cache_mapped;          /* cache_bytes is a read-only mapping (munmap()), else malloc'd */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;
 };

@@ -15,8 +15,12 @@
  * examples are not cached: `rules test` and `rules validate` always read
  * the YAML.
  *
+ * A loaded set keeps the file mapped (ruleset->cache_bytes): its prefilter's
+ * tables are used where they lie in it. Only a file no other user can write
+ * is mapped, as a mapping sees later writes; others are read into memory.
+ *
  * A cache file that is missing, stale, truncated or corrupt is a miss, never
- * an error. Writing is best effort and atomic. PALLAS_TRIAGE_NO_CACHE=1
+ * an error. Writing is best effort and atomic (a rename, never in place). PALLAS_TRIAGE_NO_CACHE=1
  * turns the cache off: the command layer then calls neither function.
  */
 #ifndef PT_RULES_CACHE_H

@@ -280,19 +280,43 @@ test_edges(void)
 	}
 }
 
+/* The bytes in-place sets point into, freed at the end. */
+static char **kept;
+static size_t nkept;
+
+static void
+kept_release(void)
+{
+	for (size_t i = 0; i < nkept; i++)
+		free(kept[i]);
+	free(kept);
+}
+
 /*
- * The set as the rules cache gives it back: saved and loaded. Saving the
- * loaded set again gives the same bytes, and no shorter piece of them
- * loads at all.
+ * The set as the rules cache gives it back: saved and loaded, copied or in
+ * place (every other call). Saving the loaded set again gives the same
+ * bytes, no shorter piece of them loads at all, and in place they must
+ * start at a multiple of 4.
  */
 static struct litset *
 reloaded(struct litset *ls, int *bad)
 {
+	static unsigned calls;
 	struct buf a = BUF_INIT, b = BUF_INIT;
 	struct litset *back;
+	bool in_place = calls++ % 2;
+	char *bytes = NULL, *odd;
 
 	litset_save(ls, &a);
-	back = litset_load(a.data, a.len, 256);
+	if (in_place) {
+		bytes = malloc(a.len + 1);
+		memcpy(bytes, a.data, a.len);
+		kept = realloc(kept, (nkept + 1) * sizeof(*kept));
+		kept[nkept++] = bytes;
+		back = litset_load_in_place(bytes, a.len, 256);
+	} else {
+		back = litset_load(a.data, a.len, 256);
+	}
 	if (!back) {
 		if ((*bad)++ < 5)
 			fprintf(stderr, "a saved set did not load (%zu bytes)\n", a.len);
@@ -303,12 +327,18 @@ reloaded(struct litset *ls, int *bad)
 	if ((a.len != b.len || memcmp(a.data, b.data, a.len) != 0) && (*bad)++ < 5)
 		fprintf(stderr, "a loaded set saves other bytes\n");
 	for (size_t cut = 0; cut < a.len; cut += 1 + cut / 8) {
-		struct litset *part = litset_load(a.data, cut, 256);
+		struct litset *part = in_place ? litset_load_in_place(bytes, cut, 256)
+					       : litset_load(a.data, cut, 256);
 
 		if (part && (*bad)++ < 5)
 			fprintf(stderr, "%zu of %zu bytes loaded\n", cut, a.len);
 		litset_free(part);
 	}
+	odd = malloc(a.len + 1);
+	memcpy(odd + 1, a.data, a.len);
+	if (litset_load_in_place(odd + 1, a.len, 256) && (*bad)++ < 5)
+		fprintf(stderr, "bytes at an odd address loaded in place\n");
+	free(odd);
 	buf_release(&a);
 	buf_release(&b);
 	litset_free(ls);
@@ -567,5 +597,6 @@ main(void)
 	test_edges();
 	test_save_load();
 	test_differential();
+	kept_release();
 	return TEST_DONE();
 }

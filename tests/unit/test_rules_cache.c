@@ -582,7 +582,7 @@ test_struct_sizes(void)
 	SIZE(struct fact_def, 40);
 	SIZE(struct run_text, 48);
 	SIZE(struct run_pass, 32);
-	SIZE(struct ruleset, 1432);
+	SIZE(struct ruleset, 1456);
 	SIZE(struct check_def, 88);
 	SIZE(struct check_module, 16);
 	SIZE(struct check_prim, 120);
@@ -791,6 +791,8 @@ test_round_trip(void)
 	CHECK(b != NULL);
 	if (b) {
 		CHECK(b->from_cache);
+		/* the file stays mapped: the prefilter points into it */
+		CHECK(b->cache_mapped && b->cache_bytes != NULL && b->cache_len > 0);
 		CHECK_INTEQ(b->nrules, a->nrules);
 		for (size_t i = 0; i < a->nrules && i < b->nrules; i++)
 			same_rule(a->rules[i], b->rules[i]);
