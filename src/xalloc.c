@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Allocation wrappers that end the run on out-of-memory; see pt/xalloc.h. */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,4 +105,60 @@ xasprintf(const char *fmt, ...)
 	vsnprintf(p, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
 	return p;
+}
+
+/* Slots hold [lo, hi); hi is 0 when free. Readers take no lock: a region is
+ * only taken back once nothing points into it. */
+static _Atomic uintptr_t lent_lo[XALLOC_LENT], lent_hi[XALLOC_LENT];
+static atomic_int lent_count;
+static pthread_mutex_t lent_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int
+xalloc_lend(const void *p, size_t n)
+{
+	int ret = -1;
+
+	pthread_mutex_lock(&lent_lock);
+	for (size_t i = 0; i < XALLOC_LENT && ret < 0; i++)
+		if (atomic_load(&lent_hi[i]) == 0) {
+			atomic_store(&lent_lo[i], (uintptr_t)p);
+			atomic_store(&lent_hi[i], (uintptr_t)p + n);
+			atomic_fetch_add(&lent_count, 1);
+			ret = 0;
+		}
+	pthread_mutex_unlock(&lent_lock);
+	return ret;
+}
+
+void
+xalloc_unlend(const void *p)
+{
+	pthread_mutex_lock(&lent_lock);
+	for (size_t i = 0; i < XALLOC_LENT; i++)
+		if (atomic_load(&lent_hi[i]) && atomic_load(&lent_lo[i]) == (uintptr_t)p) {
+			atomic_store(&lent_hi[i], 0);
+			atomic_fetch_sub(&lent_count, 1);
+			break;
+		}
+	pthread_mutex_unlock(&lent_lock);
+}
+
+static bool
+is_lent(uintptr_t a)
+{
+	for (size_t i = 0; i < XALLOC_LENT; i++) {
+		uintptr_t hi = atomic_load_explicit(&lent_hi[i], memory_order_acquire);
+
+		if (hi && a >= atomic_load_explicit(&lent_lo[i], memory_order_relaxed) && a < hi)
+			return true;
+	}
+	return false;
+}
+
+void
+xfree(void *p)
+{
+	if (p && atomic_load_explicit(&lent_count, memory_order_relaxed) && is_lent((uintptr_t)p))
+		return;
+	free(p);
 }

@@ -2,7 +2,7 @@
 /*
  * Allocation that never returns NULL: out of memory ends the run with
  * PT_EXIT_SYSTEM (tmux and git do the same), which removes a whole class of
- * error paths. Every returned block is freed with free().
+ * error paths. Every returned block is freed with free() (or xfree()).
  */
 #ifndef PT_XALLOC_H
 #define PT_XALLOC_H
@@ -20,6 +20,20 @@ char *xstrndup(const char *s, size_t n);
 /* xstrdup(s), or NULL when s is NULL. */
 char *dup_or_null(const char *s);
 char *xasprintf(const char *fmt, ...) PT_PRINTF(1, 2);
+
+/*
+ * Bytes lent to the heap's users that free() must never see: the rules
+ * cache's file, which a cached ruleset's strings point into. xfree() is
+ * free() except for a pointer inside a lent region, which it leaves alone;
+ * the free functions of everything a ruleset holds use it, so a string may
+ * come from the heap or from the cache alike. xalloc_lend() returns -1 when
+ * XALLOC_LENT regions are already lent; xalloc_unlend() takes back the
+ * region starting at p. Any thread may call any of them.
+ */
+#define XALLOC_LENT 16
+int xalloc_lend(const void *p, size_t n);
+void xalloc_unlend(const void *p);
+void xfree(void *p);
 
 #define XGROW(p, alloc, need) xgrow((void **)&(p), &(alloc), (need), sizeof(*(p)))
 
