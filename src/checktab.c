@@ -23,16 +23,16 @@ def_free(struct check_def *c)
 {
 	if (!c)
 		return;
-	free(c->code);
-	free(c->name);
-	free(c->summary);
-	free(c->message);
-	free(c->fix);
+	xfree(c->code);
+	xfree(c->name);
+	xfree(c->summary);
+	xfree(c->message);
+	xfree(c->fix);
 	strv_free(c->rung_ids);
 	strv_free(c->rung_fixes);
-	free(c->explain);
-	free(c->file);
-	free(c);
+	xfree(c->explain);
+	xfree(c->file);
+	xfree(c);
 }
 
 static void
@@ -40,9 +40,9 @@ mod_free(struct check_module *m)
 {
 	if (!m)
 		return;
-	free(m->module);
-	free(m->prefix);
-	free(m);
+	xfree(m->module);
+	xfree(m->prefix);
+	xfree(m);
 }
 
 static void
@@ -50,16 +50,16 @@ prim_free(struct check_prim *p)
 {
 	if (!p)
 		return;
-	free(p->id);
+	xfree(p->id);
 	strv_free(p->calls);
 	strv_free(p->dtypes);
 	strv_free(p->backends);
 	jaxrange_release(&p->lowered_in);
-	free(p->what);
-	free(p->fix);
-	free(p->source);
-	free(p->file);
-	free(p);
+	xfree(p->what);
+	xfree(p->fix);
+	xfree(p->source);
+	xfree(p->file);
+	xfree(p);
 }
 
 void
@@ -73,10 +73,10 @@ checktab_free(struct checktab *t)
 		mod_free(t->mods[i]);
 	for (size_t i = 0; i < t->nprims; i++)
 		prim_free(t->prims[i]);
-	free(t->defs);
-	free(t->mods);
-	free(t->prims);
-	free(t);
+	xfree(t->defs);
+	xfree(t->mods);
+	xfree(t->prims);
+	xfree(t);
 }
 
 const struct check_def *

@@ -36,23 +36,23 @@ chip_free(struct chip *c)
 {
 	if (!c)
 		return;
-	free(c->name);
+	xfree(c->name);
 	strv_free(c->aliases);
 	strv_free(c->device_kinds);
 	for (size_t i = 0; i < c->nmatmul; i++) {
 		strv_free(c->matmul[i].lhs);
 		strv_free(c->matmul[i].rhs);
-		free(c->matmul[i].note);
+		xfree(c->matmul[i].note);
 	}
-	free(c->matmul);
+	xfree(c->matmul);
 	for (size_t i = 0; i < c->ndisputes; i++) {
-		free(c->disputes[i].field);
-		free(c->disputes[i].source);
+		xfree(c->disputes[i].field);
+		xfree(c->disputes[i].source);
 	}
-	free(c->disputes);
-	free(c->note);
-	free(c->file);
-	free(c);
+	xfree(c->disputes);
+	xfree(c->note);
+	xfree(c->file);
+	xfree(c);
 }
 
 static void
@@ -60,12 +60,12 @@ dtype_free(struct dtype *t)
 {
 	if (!t)
 		return;
-	free(t->name);
+	xfree(t->name);
 	strv_free(t->aliases);
-	free(t->unsupported);
-	free(t->note);
-	free(t->file);
-	free(t);
+	xfree(t->unsupported);
+	xfree(t->note);
+	xfree(t->file);
+	xfree(t);
 }
 
 void
@@ -78,9 +78,9 @@ chiptab_free(struct chiptab *t)
 	for (size_t i = 0; i < t->ndtypes; i++)
 		dtype_free(t->dtypes[i]);
 	gputab_release(t);
-	free(t->chips);
-	free(t->dtypes);
-	free(t);
+	xfree(t->chips);
+	xfree(t->dtypes);
+	xfree(t);
 }
 
 /* ---- parsing helpers ---- */

@@ -27,23 +27,23 @@ valid_context_id(const char *id)
 static void
 context_release(struct context_def *cx)
 {
-	free(cx->id);
-	free(cx->summary);
-	free(cx->missing);
+	xfree(cx->id);
+	xfree(cx->summary);
+	xfree(cx->missing);
 	for (size_t i = 0; i < cx->npats; i++)
 		pattern_free(cx->pats[i]);
-	free(cx->pats);
-	free(cx->weights);
+	xfree(cx->pats);
+	xfree(cx->weights);
 	strv_free(cx->requires);
 	strv_free(cx->excludes);
 	strv_free(cx->implied_by);
-	free(cx->req_ctx);
-	free(cx->exc_ctx);
-	free(cx->imp_ctx);
+	xfree(cx->req_ctx);
+	xfree(cx->exc_ctx);
+	xfree(cx->imp_ctx);
 	strv_free(cx->sets);
 	examples_free(cx->match_ex, cx->nmatch_ex);
 	examples_free(cx->nomatch_ex, cx->nnomatch_ex);
-	free(cx->file);
+	xfree(cx->file);
 }
 
 void
@@ -51,8 +51,8 @@ contexts_free(struct ruleset *rs)
 {
 	for (size_t i = 0; i < rs->ncontexts; i++)
 		context_release(&rs->contexts[i]);
-	free(rs->contexts);
-	free(rs->policy.kernel_context);
+	xfree(rs->contexts);
+	xfree(rs->policy.kernel_context);
 }
 
 /* One `evidence` item: {weight: N, pattern: '...'}. */
@@ -218,7 +218,7 @@ confidence_parse(struct ruleset *rs, const struct ynode *map, const char *file, 
 	    ynode_want_int(map, "without_context_max", false, 1, 100, &wo, file, "'confidence'", d) < 0 ||
 	    ynode_want_int(map, "fallback_max", false, 1, 100, &fb, file, "'confidence'", d) < 0)
 		return -1;
-	free(rs->policy.kernel_context);
+	xfree(rs->policy.kernel_context);
 	rs->policy.kernel_context = dup_or_null(kc);
 	rs->policy.without_context_max = (int)wo;
 	rs->policy.fallback_max = (int)fb;
@@ -267,9 +267,9 @@ contexts_link(struct ruleset *rs, struct diag *d)
 		struct context_def *cx = &rs->contexts[i];
 		struct link_owner o = { "context", cx->id, cx->file, cx->line };
 
-		free(cx->req_ctx);
-		free(cx->exc_ctx);
-		free(cx->imp_ctx);
+		xfree(cx->req_ctx);
+		xfree(cx->exc_ctx);
+		xfree(cx->imp_ctx);
 		cx->req_ctx = link_names(rs, cx->requires, i, &o, d);
 		cx->exc_ctx = link_names(rs, cx->excludes, i, &o, d);
 		cx->imp_ctx = link_names(rs, cx->implied_by, i, &o, d);
@@ -278,8 +278,8 @@ contexts_link(struct ruleset *rs, struct diag *d)
 		struct rule *r = rs->rules[i];
 		struct link_owner o = { "rule", r->id, r->file, r->line };
 
-		free(r->req_ctx);
-		free(r->exc_ctx);
+		xfree(r->req_ctx);
+		xfree(r->exc_ctx);
 		r->req_ctx = link_names(rs, r->requires, rs->ncontexts, &o, d);
 		r->exc_ctx = link_names(rs, r->excludes, rs->ncontexts, &o, d);
 	}

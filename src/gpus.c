@@ -29,17 +29,17 @@ gpu_free(struct gpu *g)
 {
 	if (!g)
 		return;
-	free(g->name);
+	xfree(g->name);
 	strv_free(g->aliases);
 	strv_free(g->device_kinds);
-	free(g->vendor);
-	free(g->arch);
-	free(g->compute_capability);
-	free(g->mma);
+	xfree(g->vendor);
+	xfree(g->arch);
+	xfree(g->compute_capability);
+	xfree(g->mma);
 	strv_free(g->backends);
-	free(g->note);
-	free(g->file);
-	free(g);
+	xfree(g->note);
+	xfree(g->file);
+	xfree(g);
 }
 
 void
@@ -49,7 +49,7 @@ gputab_release(struct chiptab *t)
 		return;
 	for (size_t i = 0; i < t->ngpus; i++)
 		gpu_free(t->gpus[i]);
-	free(t->gpus);
+	xfree(t->gpus);
 	t->gpus = NULL;
 	t->ngpus = t->alloc_gpus = 0;
 }

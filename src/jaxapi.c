@@ -127,7 +127,7 @@ jaxrange_parse(const char *text, struct jaxrange *out)
 void
 jaxrange_release(struct jaxrange *r)
 {
-	free(r->text);
+	xfree(r->text);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -159,22 +159,22 @@ name_free(struct api_name *n)
 {
 	if (!n)
 		return;
-	free(n->name);
-	free(n->render);
+	xfree(n->name);
+	xfree(n->render);
 	jaxrange_release(&n->since);
 	jaxrange_release(&n->removed);
-	free(n->deprecated);
-	free(n->replaced_by);
-	free(n->since_at);
-	free(n->deprecated_at);
-	free(n->removed_at);
-	free(n->call);
-	free(n->instead);
-	free(n->undecided);
-	free(n->source);
-	free(n->note);
-	free(n->file);
-	free(n);
+	xfree(n->deprecated);
+	xfree(n->replaced_by);
+	xfree(n->since_at);
+	xfree(n->deprecated_at);
+	xfree(n->removed_at);
+	xfree(n->call);
+	xfree(n->instead);
+	xfree(n->undecided);
+	xfree(n->source);
+	xfree(n->note);
+	xfree(n->file);
+	xfree(n);
 }
 
 static void
@@ -182,20 +182,20 @@ gap_free(struct api_gap *g)
 {
 	if (!g)
 		return;
-	free(g->id);
-	free(g->what);
+	xfree(g->id);
+	xfree(g->what);
 	jaxrange_release(&g->closed_in);
-	free(g->closed_at);
-	free(g->undecided);
+	xfree(g->closed_at);
+	xfree(g->undecided);
 	for (size_t i = 0; i < g->nwhen; i++) {
-		free(g->when_names[i]);
+		xfree(g->when_names[i]);
 		strv_free(g->when_values[i]);
 	}
-	free(g->when_names);
-	free(g->when_values);
-	free(g->source);
-	free(g->file);
-	free(g);
+	xfree(g->when_names);
+	xfree(g->when_values);
+	xfree(g->source);
+	xfree(g->file);
+	xfree(g);
 }
 
 void
@@ -207,13 +207,13 @@ jaxapi_free(struct jaxapi *t)
 		name_free(t->names[i]);
 	for (size_t i = 0; i < t->ngaps; i++)
 		gap_free(t->gaps[i]);
-	free(t->names);
-	free(t->by_name);
-	free(t->gaps);
-	free(t->releases);
-	free(t->releases_source);
-	free(t->releases_file);
-	free(t);
+	xfree(t->names);
+	xfree(t->by_name);
+	xfree(t->gaps);
+	xfree(t->releases);
+	xfree(t->releases_source);
+	xfree(t->releases_file);
+	xfree(t);
 }
 
 /* The first of equal names wins, as in a walk of the file. */
@@ -682,7 +682,7 @@ parse_releases(struct jaxapi *t, const struct ynode *m, const char *file, struct
 	}
 	strv_free(list);
 	if (bad || n == 0) {
-		free(t->releases);
+		xfree(t->releases);
 		t->releases = NULL;
 		if (!bad)
 			diag_error(d, file, m->line, m->col, "jax_releases lists no release");
@@ -792,7 +792,7 @@ jaxapi_finish(struct jaxapi *t, struct diag *d)
 	if (t) {
 		for (size_t i = 0; i < t->nnames; i++)
 			t->names[i]->order = i;
-		free(t->by_name);
+		xfree(t->by_name);
 		t->by_name = xcalloc(t->nnames + 1, sizeof(*t->by_name));
 		if (t->nnames) {	/* names is NULL in an empty table */
 			memcpy(t->by_name, t->names, t->nnames * sizeof(*t->names));
@@ -870,7 +870,7 @@ jaxapi_derive(const struct jaxapi *t, struct vars *vs)
 		vars_set(vs, "jax_upgrade_to", hi, false);
 		vars_set(vs, "jax_upgrade_what", g->what, false);
 		vars_set(vs, "jax_upgrade_from", from, false);
-		free(from);
+		xfree(from);
 		return;
 	}
 }

@@ -81,23 +81,23 @@ pattern_free(struct pattern *p)
 	if (!p)
 		return;
 	match_free(p->m);
-	free(p->src);
+	xfree(p->src);
 	literal_list_free(p->lits);
 	literal_list_free(p->ahead);
 	literal_list_free(p->also);
-	free(p->tail);
-	free(p);
+	xfree(p->tail);
+	xfree(p);
 }
 
 void
 examples_free(struct example *ex, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		free(ex[i].log);
+		xfree(ex[i].log);
 		strv_free(ex[i].cap_names);
 		strv_free(ex[i].cap_values);
 	}
-	free(ex);
+	xfree(ex);
 }
 
 static void
@@ -107,41 +107,41 @@ rule_free(struct rule *r)
 		return;
 	for (size_t i = 0; i < r->npats; i++)
 		pattern_free(r->pats[i]);
-	free(r->pats);
-	free(r->id);
-	free(r->subkind);
+	xfree(r->pats);
+	xfree(r->id);
+	xfree(r->subkind);
 	strv_free(r->literals);
-	free(r->message);
-	free(r->explain);
+	xfree(r->message);
+	xfree(r->explain);
 	strv_free(r->links);
 	examples_free(r->match_ex, r->nmatch_ex);
 	examples_free(r->nomatch_ex, r->nnomatch_ex);
-	free(r->file);
-	free(r->origin);
+	xfree(r->file);
+	xfree(r->origin);
 	strv_free(r->requires);
 	strv_free(r->excludes);
 	strv_free(r->refine);
-	free(r->req_ctx);
-	free(r->exc_ctx);
-	free(r);
+	xfree(r->req_ctx);
+	xfree(r->exc_ctx);
+	xfree(r);
 }
 
 static void
 rung_release(struct rung *r)
 {
-	free(r->id);
-	free(r->family);
-	free(r->action);
-	free(r->change);
-	free(r->fallback);
-	free(r->expect);
+	xfree(r->id);
+	xfree(r->family);
+	xfree(r->action);
+	xfree(r->change);
+	xfree(r->fallback);
+	xfree(r->expect);
 	strv_free(r->requires);
 	strv_free(r->unless);
 	strv_free(r->subkinds);
 	strv_free(r->flags);
 	strv_free(r->backends);
-	free(r->hypothesis);
-	free(r->file);
+	xfree(r->hypothesis);
+	xfree(r->file);
 }
 
 void
@@ -151,62 +151,66 @@ ruleset_free(struct ruleset *rs)
 		return;
 	for (size_t i = 0; i < rs->nrules; i++)
 		rule_free(rs->rules[i]);
-	free(rs->rules);
-	free(rs->patterns);
-	free(rs->always);
-	free(rs->env_fields);
+	xfree(rs->rules);
+	xfree(rs->patterns);
+	xfree(rs->always);
+	xfree(rs->env_fields);
 	litset_free(rs->prefilter);
-	if (rs->cache_mapped)
-		munmap(rs->cache_bytes, rs->cache_len);
-	else
-		free(rs->cache_bytes);
 	for (int c = 0; c < CLASS_COUNT; c++) {
 		struct class_def *cd = &rs->classes[c];
 
-		free(cd->title);
-		free(cd->summary);
-		free(cd->interpret);
-		free(cd->interpret_note);
-		free(cd->gpu_interpret_note);
-		free(cd->explain);
+		xfree(cd->title);
+		xfree(cd->summary);
+		xfree(cd->interpret);
+		xfree(cd->interpret_note);
+		xfree(cd->gpu_interpret_note);
+		xfree(cd->explain);
 		strv_free(cd->next_steps);
 		class_method_release(cd);
 		strv_free(cd->next_steps_run);
 		for (size_t i = 0; i < rs->ladders[c].nrungs; i++)
 			rung_release(&rs->ladders[c].rungs[i]);
-		free(rs->ladders[c].rungs);
+		xfree(rs->ladders[c].rungs);
 	}
 	for (size_t i = 0; i < rs->nflags; i++) {
-		free(rs->flags[i].id);
-		free(rs->flags[i].snippet);
-		free(rs->flags[i].why);
-		free(rs->flags[i].file);
+		xfree(rs->flags[i].id);
+		xfree(rs->flags[i].snippet);
+		xfree(rs->flags[i].why);
+		xfree(rs->flags[i].file);
 	}
-	free(rs->flags);
+	xfree(rs->flags);
 	for (size_t i = 0; i < rs->ncodes; i++) {
-		free(rs->codes[i].code);
-		free(rs->codes[i].name);
-		free(rs->codes[i].summary);
-		free(rs->codes[i].link);
+		xfree(rs->codes[i].code);
+		xfree(rs->codes[i].name);
+		xfree(rs->codes[i].summary);
+		xfree(rs->codes[i].link);
 	}
-	free(rs->codes);
+	xfree(rs->codes);
 	for (size_t i = 0; i < rs->nfacts; i++) {
-		free(rs->facts[i].id);
-		free(rs->facts[i].sets);
-		free(rs->facts[i].file);
+		xfree(rs->facts[i].id);
+		xfree(rs->facts[i].sets);
+		xfree(rs->facts[i].file);
 		pattern_free(rs->facts[i].pat);
 		strv_free(rs->facts[i].examples);
 	}
-	free(rs->facts);
+	xfree(rs->facts);
 	contexts_free(rs);
 	run_texts_free(rs);
 	chiptab_free(rs->chips);
 	jaxapi_free(rs->api);
 	checktab_free(rs->checks);
 	for (size_t i = 0; i < rs->nfiles; i++)
-		free(rs->files[i]);
-	free(rs->files);
+		xfree(rs->files[i]);
+	xfree(rs->files);
 	strv_free(rs->more_info);
+	/* last: until here its strings were lent from these bytes */
+	if (rs->cache_bytes) {
+		xalloc_unlend(rs->cache_bytes);
+		if (rs->cache_mapped)
+			munmap(rs->cache_bytes, rs->cache_len);
+		else
+			free(rs->cache_bytes);
+	}
 	free(rs);
 }
 
@@ -1081,7 +1085,7 @@ ruleset_load_dir(struct ruleset *rs, const char *dir, const char *origin, struct
 		} else if (ruleset_load_buf(rs, text.data, text.len, path, origin, d) < 0)
 			ret = -1;
 		buf_release(&text);
-		free(path);
+		xfree(path);
 	}
 	if (!names[0]) {
 		diag_error(d, dir, 0, 0, "no *.yaml rule files in this directory");
@@ -1150,7 +1154,7 @@ index_env_fields(struct ruleset *rs)
 	for (size_t i = 0; i < rs->ncontexts; i++)
 		for (char **kv = rs->contexts[i].sets; kv && kv[0]; kv += 2)
 			cap++;
-	free(rs->env_fields);
+	xfree(rs->env_fields);
 	rs->env_fields = xcalloc(cap, sizeof(*rs->env_fields));
 	for (size_t i = 0; i < rs->ncontexts; i++)
 		for (char **kv = rs->contexts[i].sets; kv && kv[0]; kv += 2)
@@ -1163,7 +1167,7 @@ index_env_fields(struct ruleset *rs)
 static void
 index_scan_literals(struct ruleset *rs)
 {
-	free(rs->always);
+	xfree(rs->always);
 	rs->always = xcalloc(rs->npatterns + 1, sizeof(*rs->always));
 	rs->nalways = 0;
 	for (size_t i = 0; i < rs->npatterns; i++) {
@@ -1227,7 +1231,7 @@ ruleset_finish(struct ruleset *rs, struct diag *d)
 			if (!r.nalso)
 				literal_list_free(r.also);
 		}
-		free(p->tail);
+		xfree(p->tail);
 		p->tail = literal_lookahead_tail(p->src);
 	}
 	index_scan_literals(rs);
@@ -1311,7 +1315,7 @@ rules_locate(const char *opt, const char *env, struct pt_err *err)
 	user = rules_user_dir();
 	if (user && util_is_dir(user))
 		return user;
-	free(user);
+	xfree(user);
 	if (util_is_dir(PT_DATADIR "/rules"))
 		return xstrdup(PT_DATADIR "/rules");
 	if (util_is_dir(PT_SRCDIR "/rules"))

@@ -515,8 +515,9 @@ cache_bytes(const char *path, struct buf *data, bool *mapped)
 		close(fd);
 		return -1;
 	}
+	/* writable, privately: a string of a cached set is as any other to whoever holds it */
 	p = st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) ? MAP_FAILED
-		: mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		: mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p != MAP_FAILED) {
 		data->data = p;
@@ -545,7 +546,7 @@ rules_cache_load(const char *key)
 	struct ruleset *rs = NULL;
 	char *dir = NULL, *path;
 	struct cache_rd r;
-	char *stored = NULL;
+	const char *stored;
 	struct code_blob code = { 0, 0, NULL }, prefilter = { 0, 0, NULL };
 
 	if (!(path = cache_path(key, &dir)))
@@ -563,10 +564,17 @@ rules_cache_load(const char *key)
 			goto miss;
 	}
 	r.bad = false;
-	if (!(stored = cache_get_str(&r)) || strcmp(stored, key) != 0)
+	if (!(stored = cache_get_str(&r)) || strcmp(stored, key) != 0 ||
+	    xalloc_lend(data.data, data.len) < 0)
 		goto miss;
+	/* from here rs owns the bytes, which its strings and prefilter point into */
 	rs = ruleset_new();
 	rs->from_cache = true;
+	rs->cache_bytes = data.data;
+	rs->cache_len = data.len;
+	rs->cache_mapped = mapped;
+	data = (struct buf)BUF_INIT;
+	mapped = false;
 	CACHE_GET_TABLE(&r, 64, rs->rules, rs->nrules, rs->alloc_rules, get_rule(&r, rs->nrules));
 	get_sections(&r, rs);
 	rs->chips = cache_get_chips(&r);
@@ -574,15 +582,8 @@ rules_cache_load(const char *key)
 	rs->checks = cache_get_checks(&r);
 	get_code(&r, &code);
 	get_prefilter(&r, &prefilter);
-	if (r.bad || r.p != r.end || ruleset_finish(rs, &d) < 0 || attach_code(rs, &code) < 0)
-		goto miss;
-	/* from here rs owns the bytes */
-	rs->cache_bytes = data.data;
-	rs->cache_len = data.len;
-	rs->cache_mapped = mapped;
-	data = (struct buf)BUF_INIT;
-	mapped = false;
-	if (attach_prefilter(rs, &prefilter) < 0)
+	if (r.bad || r.p != r.end || ruleset_finish(rs, &d) < 0 || attach_code(rs, &code) < 0 ||
+	    attach_prefilter(rs, &prefilter) < 0)
 		goto miss;
 	goto out;
 miss:
@@ -590,7 +591,6 @@ miss:
 	rs = NULL;
 out:
 	diag_release(&d);
-	free(stored);
 	cache_bytes_release(&data, mapped);
 	free(path);
 	free(dir);

@@ -38,7 +38,7 @@ cache_put_str(struct buf *b, const char *s)
 		return;
 	}
 	cache_put_u32(b, (uint32_t)strlen(s));
-	buf_adds(b, s);
+	buf_add(b, s, strlen(s) + 1);	/* with its NUL: read where it lies */
 }
 
 void
@@ -97,12 +97,12 @@ cache_get_str(struct cache_rd *r)
 
 	if (r->bad || n == CACHE_NONE)
 		return NULL;
-	if ((size_t)(r->end - r->p) < n) {
+	if ((size_t)(r->end - r->p) <= n || r->p[n] != '\0') {
 		r->bad = true;
 		return NULL;
 	}
-	s = xstrndup(r->p, n);
-	r->p += n;
+	s = (char *)r->p;
+	r->p += n + 1;
 	return s;
 }
 
@@ -160,7 +160,6 @@ get_range(struct cache_rd *r, struct jaxrange *g)
 
 	if (text && jaxrange_parse(text, g) < 0)
 		r->bad = true;
-	free(text);
 }
 
 /* --- records --- */

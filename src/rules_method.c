@@ -90,7 +90,7 @@ check_target(const char *t, const struct ynode *at, const char *file, struct dia
 	char *name = slash ? xstrndup(t, (size_t)(slash - t)) : xstrdup(t);
 	enum pt_class c = class_from_name(name);
 
-	free(name);
+	xfree(name);
 	if (c == CLASS_COUNT || c == CLASS_UNKNOWN || (slash && !slash[1])) {
 		diag_error(d, file, at->line, at->col, "moves_to names '%s'; it must be a kernel "
 			   "class, or class/subkind", t);
@@ -157,7 +157,7 @@ class_method_release(struct class_def *cd)
 	for (int o = 0; o < OUTCOME_COUNT; o++) {
 		strv_free(cd->rules_out[o]);
 		strv_free(cd->moves_to[o]);
-		free(cd->keeps[o]);
+		xfree(cd->keeps[o]);
 	}
 	strv_free(cd->undecided);
 	strv_free(cd->explanations);
@@ -181,7 +181,7 @@ more_info_parse(struct ruleset *rs, const struct ynode *root, const char *file, 
 	rs->more_info = xrealloc(rs->more_info, (have + n + 1) * sizeof(*rs->more_info));
 	memcpy(rs->more_info + have, v, n * sizeof(*v));
 	rs->more_info[have + n] = NULL;
-	free(v);
+	xfree(v);
 	return 0;
 }
 

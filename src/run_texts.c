@@ -44,7 +44,7 @@ valid_rules_out(const char *s)
 	char *cls = xstrndup(s, slash ? (size_t)(slash - s) : strlen(s));
 	bool ok = class_from_name(cls) != CLASS_COUNT && (!slash || slash[1]);
 
-	free(cls);
+	xfree(cls);
 	return ok;
 }
 
@@ -143,7 +143,7 @@ run_pass_parse(struct ruleset *rs, const struct ynode *m, const char *file, stru
 	    want_bound(m, "max_abs", &p.max_abs, file, d) < 0 ||
 	    want_bound(m, "max_rel", &p.max_rel, file, d) < 0) {
 		strv_free(p.rules);
-		free(p.max_abs);
+		xfree(p.max_abs);
 		return -1;
 	}
 	p.file = xstrdup(file);
@@ -166,16 +166,16 @@ run_texts_free(struct ruleset *rs)
 		struct run_text *t = &rs->run_texts[i];
 
 		strv_free(t->when);
-		free(t->text);
-		free(t->rules_out);
-		free(t->reason);
-		free(t->file);
+		xfree(t->text);
+		xfree(t->rules_out);
+		xfree(t->reason);
+		xfree(t->file);
 	}
-	free(rs->run_texts);
+	xfree(rs->run_texts);
 	strv_free(rs->run_pass.rules);
-	free(rs->run_pass.max_abs);
-	free(rs->run_pass.max_rel);
-	free(rs->run_pass.file);
+	xfree(rs->run_pass.max_abs);
+	xfree(rs->run_pass.max_rel);
+	xfree(rs->run_pass.file);
 }
 
 const struct run_text *

@@ -3,7 +3,8 @@
  * The rule model: classifier rules, classes, ladders, debug flags, error
  * codes and environment facts, all loaded from the rules directory (schema in
  * docs/rules.md). A struct ruleset owns everything in it; one ruleset_free()
- * frees the tree. Once loaded (ruleset_finish(), or rules_cache_load()) a
+ * frees the tree. A set from the cache holds strings that lie in the cache's
+ * bytes, so whatever frees a string of a ruleset uses xfree() (pt/xalloc.h). Once loaded (ruleset_finish(), or rules_cache_load()) a
  * ruleset is read-only, its patterns compiled: threads may share it.
  */
 #ifndef PT_RULES_H
@@ -302,10 +303,10 @@ struct ruleset {
 				     * `more_info`), after the classes' own; may be NULL */
 	struct checktab *checks;    /* the source checker's data (check.yaml); may be NULL */
 	bool from_cache;            /* loaded from the rules cache, which holds only checked sets */
-	void *cache_bytes;          /* owned, or NULL: the cache file's bytes, which the prefilter
-	                             * points into (litset_load_in_place()) */
+	void *cache_bytes;          /* owned, or NULL: the cache file's bytes, lent (pt/xalloc.h)
+	                             * while its strings and prefilter point into them */
 	size_t cache_len;
-	bool cache_mapped;          /* cache_bytes is a read-only mapping (munmap()), else malloc'd */
+	bool cache_mapped;          /* cache_bytes is a private mapping (munmap()), else malloc'd */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;
 };

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the rules cache (rules_cache.c, rules_cache_io.c): the encoding.
- * A field is written as a u32 or u64 in host order, a string as its length
- * and bytes (CACHE_NONE for NULL), a list as its count and items. Reading
- * goes through a struct cache_rd, which turns any length past the end into
- * `bad`, so a truncated or corrupt file is only ever a miss. Strings and
- * lists read are new allocations the caller owns.
+ * A field is written as a u32 or u64 in host order, a string as its length,
+ * bytes and NUL (CACHE_NONE for NULL), a list as its count and items.
+ * Reading goes through a struct cache_rd, which turns any length past the
+ * end into `bad`, so a truncated or corrupt file is only ever a miss. A
+ * string read points into the bytes, which must stay lent (xalloc_lend())
+ * while it is in use: free it with xfree(), never free(). Lists and records
+ * read are new allocations the caller owns.
  */
 #ifndef PT_RULES_CACHE_IO_H
 #define PT_RULES_CACHE_IO_H
