@@ -435,12 +435,33 @@ attach_code(struct ruleset *rs, const struct code_blob *c)
 
 /* --- key, file, load, save --- */
 
-/* Word-wise: byte-wise FNV-1a over the 300 KB of a cache cost a tenth of a
- * millisecond of the 2 KB run. */
+/*
+ * FNV-1a over 8-byte words in four lanes, one word in four each, folded
+ * into one sum at the end, then the words and bytes left. A change to any
+ * one word changes its lane (each step is a bijection of it) and so the
+ * sum (so is each fold). One lane was a chain of multiplications, each
+ * waiting for the last: 0.59 M of a 2 KB run's 6.5 M instructions.
+ */
 uint64_t
 rules_cache_checksum(const void *data, size_t n)
 {
-	return util_fnv1a_words(UTIL_FNV1A_INIT, data, n);
+	const uint64_t prime = 0x100000001b3ull;
+	uint64_t a = UTIL_FNV1A_INIT, b = a + 1, c = a + 2, d = a + 3, w, x, y, z;
+	const char *s = data;
+	size_t i = 0;
+
+	for (; i + 32 <= n; i += 32) {
+		memcpy(&w, s + i, 8);
+		memcpy(&x, s + i + 8, 8);
+		memcpy(&y, s + i + 16, 8);
+		memcpy(&z, s + i + 24, 8);
+		a = (a ^ w) * prime;
+		b = (b ^ x) * prime;
+		c = (c ^ y) * prime;
+		d = (d ^ z) * prime;
+	}
+	a = (((a ^ b) * prime ^ c) * prime ^ d) * prime;
+	return util_fnv1a_words(a, s + i, n - i);
 }
 
 static bool

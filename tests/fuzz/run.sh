@@ -96,13 +96,22 @@ path, body = sys.argv[1], open(sys.argv[2], 'rb').read()
 d = open(path, 'rb').read()
 k = struct.unpack('<I', d[8:12])[0]
 head = d[8:12 + k]
-# rules_cache_checksum(): FNV-1a over 8-byte little-endian words, then bytes
-data, h, m = head + body, 0xcbf29ce484222325, 0xffffffffffffffff
-n8 = len(data) // 8 * 8
-for i in range(0, n8, 8):
-    h = ((h ^ int.from_bytes(data[i:i + 8], 'little')) * 0x100000001b3) & m
+# rules_cache_checksum(): FNV-1a over 8-byte little-endian words in four
+# lanes (word i in lane i % 4, whole groups of four), the lanes folded into
+# one, then the words and bytes left
+data, p, m = head + body, 0x100000001b3, 0xffffffffffffffff
+lane = [0xcbf29ce484222325 + k for k in range(4)]
+n32, n8 = len(data) // 32 * 32, len(data) // 8 * 8
+for i in range(0, n32, 8):
+    k = i // 8 % 4
+    lane[k] = ((lane[k] ^ int.from_bytes(data[i:i + 8], 'little')) * p) & m
+h = lane[0]
+for k in range(1, 4):
+    h = ((h ^ lane[k]) * p) & m
+for i in range(n32, n8, 8):
+    h = ((h ^ int.from_bytes(data[i:i + 8], 'little')) * p) & m
 for c in data[n8:]:
-    h = ((h ^ c) * 0x100000001b3) & m
+    h = ((h ^ c) * p) & m
 open(path, 'wb').write(d[:8] + head + body + struct.pack('<Q', h))
 PY
 		pt --rules "$SRC/rules" --json "$SRC/docs/examples/vmem-oom.log"
