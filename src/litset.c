@@ -1107,7 +1107,7 @@ get_into(struct rd *r, void *out, size_t n)
 static void
 skip_pad(struct rd *r)
 {
-	size_t n = (4 - (size_t)(r->p - r->start) % 4) % 4;
+	size_t n = (size_t)(r->start - r->p) & 3;	/* to the next multiple of 4 */
 	const unsigned char *at = take(r, n);
 
 	for (size_t i = 0; at && i < n; i++)
@@ -1195,13 +1195,19 @@ get_lits(struct rd *r, struct litset *ls, unsigned id_limit)
 		struct lit *l = &ls->lits[i];
 		bool cased;
 
+		const unsigned char *head;
+		uint32_t f[3];
+
 		skip_pad(r);
-		l->len = get_u32(r);
-		l->nids = l->alloc_ids = get_u32(r);
-		cased = get_u32(r) != 0;
-		for (size_t k = 0; k < ls->stride; k++)
-			l->offs[k] = get_u32(r);
-		if (r->bad || !lit_sane(l, ls->stride) ||
+		/* length, id count, cased, then one offset per residue: one bounds check for all */
+		if (!(head = take(r, sizeof(f) + ls->stride * sizeof(uint32_t))))
+			return false;
+		memcpy(f, head, sizeof(f));
+		memcpy(l->offs, head + sizeof(f), ls->stride * sizeof(uint32_t));
+		l->len = f[0];
+		l->nids = l->alloc_ids = f[1];
+		cased = f[2] != 0;
+		if (!lit_sane(l, ls->stride) ||
 		    l->nids > (size_t)(r->end - r->p) / sizeof(unsigned))
 			return false;
 		l->s = get_table(r, l->len, true);
