@@ -1503,6 +1503,6 @@ literal_list_free(char **list)
 	if (!list)
 		return;
 	for (char **p = list; *p; p++)
-		xfree(*p);	/* a cached pattern's literals lie in the cache (pt/xalloc.h) */
-	free(list);
+		xfree(*p);	/* a cached pattern's literals lie in its cache (pt/xalloc.h) */
+	xfree(list);
 }

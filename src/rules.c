@@ -203,7 +203,7 @@ ruleset_free(struct ruleset *rs)
 		xfree(rs->files[i]);
 	xfree(rs->files);
 	strv_free(rs->more_info);
-	/* last: until here its strings were lent from these bytes */
+	/* last: until here its strings, records and lists were lent from these */
 	if (rs->cache_bytes) {
 		xalloc_unlend(rs->cache_bytes);
 		if (rs->cache_mapped)
@@ -211,6 +211,7 @@ ruleset_free(struct ruleset *rs)
 		else
 			free(rs->cache_bytes);
 	}
+	xarena_free(rs->cache_arena);
 	free(rs);
 }
 

@@ -585,6 +585,7 @@ rules_cache_load(const char *key)
 			goto miss;
 	}
 	r.bad = false;
+	r.arena = NULL;
 	if (!(stored = cache_get_str(&r)) || strcmp(stored, key) != 0 ||
 	    xalloc_lend(data.data, data.len) < 0)
 		goto miss;
@@ -596,6 +597,8 @@ rules_cache_load(const char *key)
 	rs->cache_mapped = mapped;
 	data = (struct buf)BUF_INIT;
 	mapped = false;
+	/* room for every record and list (only the pages used are touched); the heap when full */
+	r.arena = rs->cache_arena = xarena_new(2 * rs->cache_len);
 	CACHE_GET_TABLE(&r, 64, rs->rules, rs->nrules, rs->alloc_rules, get_rule(&r, rs->nrules));
 	get_sections(&r, rs);
 	rs->chips = cache_get_chips(&r);

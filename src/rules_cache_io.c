@@ -129,7 +129,7 @@ cache_get_strv(struct cache_rd *r)
 		r->bad = true;
 		return NULL;
 	}
-	v = xcalloc((size_t)n + 1, sizeof(*v));
+	v = xarena_zalloc(r->arena, ((size_t)n + 1) * sizeof(*v));
 	/* a NULL element would end the list early and leak the rest */
 	for (uint32_t i = 0; i < n && !r->bad; i++)
 		if (!(v[i] = cache_get_str(r)))
@@ -228,7 +228,7 @@ cache_get_record(struct cache_rd *r, const struct cache_record *rec, void *p)
 void *
 cache_get_new(struct cache_rd *r, const struct cache_record *rec)
 {
-	void *p = xcalloc(1, rec->size);
+	void *p = xarena_zalloc(r->arena, rec->size);
 
 	cache_get_record(r, rec, p);
 	return p;

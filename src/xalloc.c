@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pt/xalloc.h"
 
@@ -37,10 +38,16 @@ xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
+static void *move_lent(void *p, size_t n);
+
 void *
 xrealloc(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
+	void *q = move_lent(p, n);
+
+	if (q)
+		return q;
+	q = realloc(p, n ? n : 1);
 
 	if (!q)
 		oom();
@@ -108,13 +115,15 @@ xasprintf(const char *fmt, ...)
 }
 
 /* Slots hold [lo, hi); hi is 0 when free. Readers take no lock: a region is
- * only taken back once nothing points into it. */
+ * only taken back once nothing points into it. A sized region is an
+ * arena's: each piece follows its size. */
 static _Atomic uintptr_t lent_lo[XALLOC_LENT], lent_hi[XALLOC_LENT];
+static atomic_bool lent_sized[XALLOC_LENT];
 static atomic_int lent_count;
 static pthread_mutex_t lent_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int
-xalloc_lend(const void *p, size_t n)
+static int
+lend(const void *p, size_t n, bool sized)
 {
 	int ret = -1;
 
@@ -122,12 +131,19 @@ xalloc_lend(const void *p, size_t n)
 	for (size_t i = 0; i < XALLOC_LENT && ret < 0; i++)
 		if (atomic_load(&lent_hi[i]) == 0) {
 			atomic_store(&lent_lo[i], (uintptr_t)p);
+			atomic_store(&lent_sized[i], sized);
 			atomic_store(&lent_hi[i], (uintptr_t)p + n);
 			atomic_fetch_add(&lent_count, 1);
 			ret = 0;
 		}
 	pthread_mutex_unlock(&lent_lock);
 	return ret;
+}
+
+int
+xalloc_lend(const void *p, size_t n)
+{
+	return lend(p, n, false);
 }
 
 void
@@ -143,22 +159,98 @@ xalloc_unlend(const void *p)
 	pthread_mutex_unlock(&lent_lock);
 }
 
-static bool
-is_lent(uintptr_t a)
+/* The slot of the region p is in, or -1. */
+static int
+lent_slot(const void *p)
 {
-	for (size_t i = 0; i < XALLOC_LENT; i++) {
+	uintptr_t a = (uintptr_t)p;
+
+	if (!p || !atomic_load_explicit(&lent_count, memory_order_relaxed))
+		return -1;
+	for (int i = 0; i < XALLOC_LENT; i++) {
 		uintptr_t hi = atomic_load_explicit(&lent_hi[i], memory_order_acquire);
 
 		if (hi && a >= atomic_load_explicit(&lent_lo[i], memory_order_relaxed) && a < hi)
-			return true;
+			return i;
 	}
-	return false;
+	return -1;
 }
 
 void
 xfree(void *p)
 {
-	if (p && atomic_load_explicit(&lent_count, memory_order_relaxed) && is_lent((uintptr_t)p))
+	if (lent_slot(p) < 0)
+		free(p);
+}
+
+/* A lent piece or string given to xrealloc() moves to the heap: NULL when p is not lent. */
+static void *
+move_lent(void *p, size_t n)
+{
+	int slot = lent_slot(p);
+	size_t old;
+	void *q;
+
+	if (slot < 0)
+		return NULL;
+	if (atomic_load(&lent_sized[slot])) {
+		memcpy(&old, (char *)p - sizeof(old), sizeof(old));
+	} else {	/* the cache's bytes: only its strings are ever handed out */
+		size_t left = atomic_load(&lent_hi[slot]) - (uintptr_t)p;
+
+		old = strnlen(p, left);
+		old += old < left;	/* its NUL */
+	}
+	q = xmalloc(n);
+	memcpy(q, p, old < n ? old : n);
+	return q;
+}
+
+struct xarena {
+	char *base, *next, *end;
+};
+
+struct xarena *
+xarena_new(size_t size)
+{
+	struct xarena *a;
+	void *p;
+
+	size = (size + 4095) & ~(size_t)4095;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (lend(p, size, true) < 0) {
+		munmap(p, size);
+		return NULL;
+	}
+	a = xmalloc(sizeof(*a));
+	a->base = a->next = p;
+	a->end = a->base + size;
+	return a;
+}
+
+void *
+xarena_zalloc(struct xarena *a, size_t n)
+{
+	size_t need = sizeof(size_t) + ((n + 7) & ~(size_t)7);
+	char *p;
+
+	if (!a || n > (size_t)(a->end - a->next) || need > (size_t)(a->end - a->next))
+		return xcalloc(1, n);
+	p = a->next + sizeof(size_t);
+	memcpy(a->next, &n, sizeof(n));	/* fresh pages: the piece is zero already */
+	a->next += need;
+	return p;
+}
+
+void
+xarena_free(struct xarena *a)
+{
+	if (!a)
 		return;
-	free(p);
+	xalloc_unlend(a->base);
+	munmap(a->base, (size_t)(a->end - a->base));
+	free(a);
 }

@@ -418,6 +418,6 @@ strv_free(char **v)
 	if (!v)
 		return;
 	for (char **p = v; *p; p++)
-		xfree(*p);	/* a cached ruleset's lists hold strings of the cache (pt/xalloc.h) */
-	free(v);
+		xfree(*p);	/* a cached ruleset's lists and strings lie in its cache (pt/xalloc.h) */
+	xfree(v);
 }

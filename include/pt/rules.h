@@ -307,6 +307,7 @@ struct ruleset {
 	                             * while its strings and prefilter point into them */
 	size_t cache_len;
 	bool cache_mapped;          /* cache_bytes is a private mapping (munmap()), else malloc'd */
+	struct xarena *cache_arena; /* owned, or NULL: where a cached set's records and lists lie */
 	char **files;               /* files read, in order */
 	size_t nfiles, alloc_files;
 };

@@ -26,6 +26,7 @@
 struct cache_rd {
 	const char *p, *end;
 	bool bad;                   /* once set, every read returns 0 or NULL */
+	struct xarena *arena;       /* where records and lists go; NULL: the heap */
 };
 
 void cache_put_u32(struct buf *b, uint32_t v);

@@ -582,7 +582,7 @@ test_struct_sizes(void)
 	SIZE(struct fact_def, 40);
 	SIZE(struct run_text, 48);
 	SIZE(struct run_pass, 32);
-	SIZE(struct ruleset, 1456);
+	SIZE(struct ruleset, 1464);
 	SIZE(struct check_def, 88);
 	SIZE(struct check_module, 16);
 	SIZE(struct check_prim, 120);
