@@ -512,7 +512,7 @@ cache_path(const char *key, char **dir_out)
 }
 
 /*
- * The file's bytes, mapped read-only when it can be: a page the kernel has
+ * The file's bytes, mapped privately when it can be: a page the kernel has
  * cached is then used where it is, where reading it would copy it into a
  * fresh page (a fault each, and a fault costs 4 us on some hosts: a third
  * of a 2 KB run went to the cache file's pages). A mapping sees what is

@@ -12,6 +12,24 @@
 
 #include "pt/xalloc.h"
 
+/* A leak checker scans the heap, globals and stacks, not our mappings: an
+ * arena holds pointers to heap blocks, so it is shown as a root. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PT_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PT_LSAN 1
+#endif
+#endif
+#ifdef PT_LSAN
+#include <sanitizer/lsan_interface.h>
+#define lsan_root(p, n) __lsan_register_root_region((p), (n))
+#define lsan_unroot(p, n) __lsan_unregister_root_region((p), (n))
+#else
+#define lsan_root(p, n) ((void)0)
+#define lsan_unroot(p, n) ((void)0)
+#endif
+
 static _Noreturn void
 oom(void)
 {
@@ -228,6 +246,7 @@ xarena_new(size_t size)
 	a = xmalloc(sizeof(*a));
 	a->base = a->next = p;
 	a->end = a->base + size;
+	lsan_root(p, size);
 	return a;
 }
 
@@ -251,6 +270,7 @@ xarena_free(struct xarena *a)
 	if (!a)
 		return;
 	xalloc_unlend(a->base);
+	lsan_unroot(a->base, (size_t)(a->end - a->base));
 	munmap(a->base, (size_t)(a->end - a->base));
 	free(a);
 }
