@@ -1193,10 +1193,9 @@ get_lits(struct rd *r, struct litset *ls, unsigned id_limit)
 {
 	for (size_t i = 0; i < ls->nlits && !r->bad; i++) {
 		struct lit *l = &ls->lits[i];
-		bool cased;
-
 		const unsigned char *head;
 		uint32_t f[3];
+		bool cased;
 
 		skip_pad(r);
 		/* length, id count, cased, then one offset per residue: one bounds check for all */

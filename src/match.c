@@ -314,6 +314,7 @@ bool
 matcher_group(const struct matcher *mt, const struct match *m, size_t i, size_t *start, size_t *end)
 {
 	PCRE2_SIZE *ov;
+	PCRE2_SPTR e;
 	uint32_t pairs;
 	unsigned g;
 
@@ -321,7 +322,8 @@ matcher_group(const struct matcher *mt, const struct match *m, size_t i, size_t 
 		return false;
 	ov = pcre2_get_ovector_pointer(mt->md);
 	pairs = pcre2_get_ovector_count(mt->md);
-	g = ((unsigned)name_at(m, i)[0] << 8) | name_at(m, i)[1];
+	e = name_at(m, i);
+	g = ((unsigned)e[0] << 8) | e[1];
 	if (g >= pairs || ov[2 * g] == PCRE2_UNSET)
 		return false;
 	*start = ov[2 * g];

@@ -518,17 +518,17 @@ cache_path(const char *key, char **dir_out)
  * of a 2 KB run went to the cache file's pages). A mapping sees what is
  * later written to the file in place, so only a file that no one but this
  * user can write is mapped; this tool replaces it by rename(), never in
- * place. Any other is read into memory. Returns 0 with *mapped saying
- * which, or -1.
+ * place. Any other is read into memory. Into rs->cache_bytes, which
+ * ruleset_free() releases either way. Returns 0, or -1.
  */
 static int
-cache_bytes(const char *path, struct buf *data, bool *mapped)
+cache_bytes(const char *path, struct ruleset *rs)
 {
+	struct buf data = BUF_INIT;
 	struct stat st;
 	void *p;
 	int fd;
 
-	*mapped = false;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 16 ||
@@ -541,42 +541,40 @@ cache_bytes(const char *path, struct buf *data, bool *mapped)
 		: mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p != MAP_FAILED) {
-		data->data = p;
-		data->len = (size_t)st.st_size;
-		*mapped = true;
+		rs->cache_bytes = p;
+		rs->cache_len = (size_t)st.st_size;
+		rs->cache_mapped = true;
 		return 0;
 	}
-	return util_read_file(path, data, CACHE_MAX, NULL);
-}
-
-static void
-cache_bytes_release(struct buf *data, bool mapped)
-{
-	if (mapped)
-		munmap(data->data, data->len);
-	else
-		buf_release(data);
+	if (util_read_file(path, &data, CACHE_MAX, NULL) < 0) {
+		buf_release(&data);
+		return -1;
+	}
+	rs->cache_bytes = buf_detach(&data, &rs->cache_len);
+	return 0;
 }
 
 struct ruleset *
 rules_cache_load(const char *key)
 {
-	struct buf data = BUF_INIT;
-	bool mapped = false;
 	struct diag d = DIAG_INIT;
-	struct ruleset *rs = NULL;
+	struct ruleset *rs;
 	char *dir = NULL, *path;
 	struct cache_rd r;
-	const char *stored;
+	const char *bytes, *stored;
 	struct code_blob code = { 0, 0, NULL }, prefilter = { 0, 0, NULL };
 
 	if (!(path = cache_path(key, &dir)))
 		return NULL;
-	if (cache_bytes(path, &data, &mapped) < 0 || data.len < 16 ||
-	    memcmp(data.data, RULES_CACHE_MAGIC, 8) != 0)
+	/* rs owns the bytes from the start: its strings and prefilter will point into them */
+	rs = ruleset_new();
+	rs->from_cache = true;
+	if (cache_bytes(path, rs) < 0 || rs->cache_len < 16 ||
+	    memcmp(rs->cache_bytes, RULES_CACHE_MAGIC, 8) != 0)
 		goto miss;
-	r.p = data.data + 8;
-	r.end = data.data + data.len - 8;
+	bytes = rs->cache_bytes;
+	r.p = bytes + 8;
+	r.end = bytes + rs->cache_len - 8;
 	{
 		uint64_t want;
 
@@ -587,16 +585,8 @@ rules_cache_load(const char *key)
 	r.bad = false;
 	r.arena = NULL;
 	if (!(stored = cache_get_str(&r)) || strcmp(stored, key) != 0 ||
-	    xalloc_lend(data.data, data.len) < 0)
+	    xalloc_lend(rs->cache_bytes, rs->cache_len) < 0)
 		goto miss;
-	/* from here rs owns the bytes, which its strings and prefilter point into */
-	rs = ruleset_new();
-	rs->from_cache = true;
-	rs->cache_bytes = data.data;
-	rs->cache_len = data.len;
-	rs->cache_mapped = mapped;
-	data = (struct buf)BUF_INIT;
-	mapped = false;
 	/* room for every record and list (only the pages used are touched); the heap when full */
 	r.arena = rs->cache_arena = xarena_new(2 * rs->cache_len);
 	CACHE_GET_TABLE(&r, 64, rs->rules, rs->nrules, rs->alloc_rules, get_rule(&r, rs->nrules));
@@ -615,7 +605,6 @@ miss:
 	rs = NULL;
 out:
 	diag_release(&d);
-	cache_bytes_release(&data, mapped);
 	free(path);
 	free(dir);
 	return rs;

@@ -4,8 +4,9 @@
  * codes and environment facts, all loaded from the rules directory (schema in
  * docs/rules.md). A struct ruleset owns everything in it; one ruleset_free()
  * frees the tree. A set from the cache holds strings that lie in the cache's
- * bytes, so whatever frees a string of a ruleset uses xfree() (pt/xalloc.h). Once loaded (ruleset_finish(), or rules_cache_load()) a
- * ruleset is read-only, its patterns compiled: threads may share it.
+ * bytes, so whatever frees a string of a ruleset uses xfree() (pt/xalloc.h).
+ * Once loaded (ruleset_finish(), or rules_cache_load()) a ruleset is
+ * read-only, its patterns compiled: threads may share it.
  */
 #ifndef PT_RULES_H
 #define PT_RULES_H

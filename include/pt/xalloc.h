@@ -29,8 +29,8 @@ char *xasprintf(const char *fmt, ...) PT_PRINTF(1, 2);
  * come from the heap or from the cache alike. xrealloc() of a string in a
  * lent region copies it (to its NUL, within the region) to the heap.
  * xalloc_lend() returns -1 when XALLOC_LENT regions are already lent;
- * xalloc_unlend() takes back the region starting at p. Any thread may call
- * any of them.
+ * xalloc_unlend() takes back the region starting at p, if one is lent.
+ * Any thread may call any of them.
  */
 #define XALLOC_LENT 16
 int xalloc_lend(const void *p, size_t n);
