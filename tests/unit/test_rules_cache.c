@@ -14,7 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <glob.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pt/buf.h"
@@ -28,6 +30,7 @@
 #include "pt/rules.h"
 #include "pt/rules_cache.h"
 #include "pt/util.h"
+#include "pt/xalloc.h"
 #include "test.h"
 
 /* A pack: gives the set rules with an origin, one overriding a shipped rule. */
@@ -808,6 +811,31 @@ test_round_trip(void)
 		same_api(a->api, b->api);
 		same_checks(a->checks, b->checks);
 		same_prefilter(a->prefilter, b->prefilter);
+	}
+	/* a file others could write is read, not mapped, and gives the same set */
+	{
+		char *pat = xasprintf("%s/pallas-triage/rules-*.bin", tmp);
+		glob_t g;
+		struct ruleset *c;
+
+		CHECK(glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1);
+		if (g.gl_pathc == 1) {
+			CHECK_INTEQ(chmod(g.gl_pathv[0], 0664), 0);
+			c = rules_cache_load(key);
+			CHECK(c != NULL);
+			if (c) {
+				CHECK(!c->cache_mapped && c->cache_bytes != NULL);
+				CHECK_INTEQ(c->nrules, a->nrules);
+				for (size_t i = 0; i < a->nrules && i < c->nrules; i++)
+					same_rule(a->rules[i], c->rules[i]);
+				same_api(a->api, c->api);
+				same_prefilter(a->prefilter, c->prefilter);
+			}
+			ruleset_free(c);
+		}
+		if (g.gl_pathc)
+			globfree(&g);
+		free(pat);
 	}
 	/* a key of another build (its source hash is on the first line) is a miss */
 	{
