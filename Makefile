@@ -21,6 +21,11 @@ endif
 ifdef SAN
 SAN_FLAGS := -fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
+# make check's builds (their own build directories) also run the self-checks
+# too costly for every run, such as a JSON builder adding a key twice.
+ifneq ($(WERROR)$(SAN),)
+SELF_CHECKS := -DPT_SELF_CHECKS
+endif
 # Recursive (=) on purpose: pkg-config runs when a recipe needs the flags,
 # after the deps target had a chance to install the libraries.
 PT_CPPFLAGS = -Iinclude -I$(BUILD)/gen -D_GNU_SOURCE -DPCRE2_CODE_UNIT_WIDTH=8 \
@@ -29,7 +34,7 @@ PT_CPPFLAGS = -Iinclude -I$(BUILD)/gen -D_GNU_SOURCE -DPCRE2_CODE_UNIT_WIDTH=8 \
 # libcurl is not linked: src/http.c opens it with dlopen() when a command
 # needs HTTP, because loading it costs more than a small triage.
 PT_LDLIBS   = $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -ldl -lpthread
-COMPILE      = $(CC) -std=c11 $(WARN) $(SAN_FLAGS) $(PT_CPPFLAGS) $(CPPFLAGS) $(CFLAGS)
+COMPILE      = $(CC) -std=c11 $(WARN) $(SAN_FLAGS) $(SELF_CHECKS) $(PT_CPPFLAGS) $(CPPFLAGS) $(CFLAGS)
 LINK         = $(CC) $(SAN_FLAGS) $(CFLAGS) $(LDFLAGS)
 
 # Modules (src/*.c, headers in include/pt/) make libpt.a; the commands

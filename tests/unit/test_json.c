@@ -4,8 +4,11 @@
  * arrays, exact integers, escaping, and the reader.
  */
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -296,10 +299,36 @@ test_numbers(void)
 	}
 }
 
+/*
+ * A key added twice is a bug. Only make check's builds (PT_SELF_CHECKS)
+ * compare keys, so only there does the child die of the abort.
+ */
+static void
+test_duplicate_key(void)
+{
+#ifdef PT_SELF_CHECKS
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct json *o = json_new_object();
+
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(2);
+		json_add_int(o, "k", 1);
+		json_add_int(o, "k", 2);
+		_exit(0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+#endif
+}
+
 int
 main(void)
 {
 	test_build();
+	test_duplicate_key();
 	test_numbers();
 	test_copy_take();
 	test_typed();
