@@ -17,6 +17,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -29,6 +31,92 @@
 #define J(c) ((struct json *)(c))
 #define C(j) ((cJSON *)(j))
 #define CC(j) ((const cJSON *)(j))
+
+/*
+ * The arenas (pt/json.h). cJSON allocates through hooks, set before main
+ * while no other thread runs; outside an arena they are malloc() and free().
+ * A pointer is the arena's when it lies in one of the thread's blocks: a
+ * tree made before json_arena_begin() is still freed by free().
+ */
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+#define ARENA_BLOCK ((size_t)64 * 1024)
+
+static _Thread_local bool arena_on;
+static _Thread_local struct arena_block *arena;   /* the newest block first */
+
+static bool
+in_arena(const void *p)
+{
+	for (const struct arena_block *b = arena; b; b = b->next)
+		if ((const char *)p >= (const char *)b->data &&
+		    (const char *)p < (const char *)b->data + b->size)
+			return true;
+	return false;
+}
+
+static void *
+hook_malloc(size_t n)
+{
+	void *p;
+
+	if (!arena_on)
+		return malloc(n);
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!arena || arena->size - arena->used < n) {
+		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+		struct arena_block *b = malloc(sizeof(*b) + size);
+
+		if (!b)
+			return NULL;    /* cJSON's NULL: checked() ends the run */
+		b->next = arena;
+		b->used = 0;
+		b->size = size;
+		arena = b;
+	}
+	p = (char *)arena->data + arena->used;
+	arena->used += n;
+	return p;
+}
+
+static void
+hook_free(void *p)
+{
+	if (!arena_on || !in_arena(p))
+		free(p);
+}
+
+__attribute__((constructor)) static void
+install_hooks(void)
+{
+	cJSON_Hooks hooks = { hook_malloc, hook_free };
+
+	cJSON_InitHooks(&hooks);
+}
+
+void
+json_arena_begin(void)
+{
+	if (arena_on)
+		PT_BUG("json_arena_begin() inside an arena");
+	arena_on = true;
+}
+
+void
+json_arena_end(void)
+{
+	while (arena) {
+		struct arena_block *next = arena->next;
+
+		free(arena);
+		arena = next;
+	}
+	arena_on = false;
+}
 
 static cJSON *
 checked(cJSON *item)

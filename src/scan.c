@@ -217,11 +217,15 @@ classify_one(const struct ruleset *rs, const struct litset *pf, struct matcher *
 	if (o->github)
 		s->github = github_line(rs, &v, it->path, o->workspace);
 	if (o->jsonl) {
-		struct json *j = diagnosis_json(rs, &v, it->path);
+		struct json *j;
 		struct buf b = BUF_INIT;
 
+		/* built, written and dropped: its nodes need no malloc() each */
+		json_arena_begin();
+		j = diagnosis_json(rs, &v, it->path);
 		json_write_compact(j, &b);
 		json_free(j);
+		json_arena_end();
 		s->json = buf_detach(&b, NULL);
 	}
 	verdict_release(&v);

@@ -73,6 +73,17 @@ struct json *json_new_array(void);
 /* Frees j and everything below it. j must be a root (not added to a parent). NULL is fine. */
 void json_free(struct json *j);
 
+/*
+ * An arena for the calling thread: until json_arena_end(), the nodes and
+ * strings of the trees it builds or reads come from a few large blocks, and
+ * json_free() of them costs no free(). json_arena_end() gives the blocks
+ * back, so every tree made in the arena must be freed, or never used again,
+ * before it. Arenas do not nest. For a caller that builds, writes and drops
+ * one document after another (`scan --jsonl`).
+ */
+void json_arena_begin(void);
+void json_arena_end(void);
+
 /* Object members. `key` and string values are copied; a NULL `val` writes null. */
 void json_add_str(struct json *obj, const char *key, const char *val);
 void json_add_int(struct json *obj, const char *key, long long val);

@@ -13,6 +13,7 @@
 #include "test.h"
 
 #include "pt/json.h"
+#include "pt/xalloc.h"
 
 static void
 test_build(void)
@@ -300,6 +301,56 @@ test_numbers(void)
 }
 
 /*
+ * A document built in an arena writes what the same calls write without
+ * one; a tree made before the arena (taken into the arena's, and freed by
+ * free() inside it) and a string larger than a block survive, and parsing
+ * works there too. ASan and valgrind (make check) see the blocks' frees.
+ */
+static void
+test_arena(void)
+{
+	static const char doc[] = "{\"p\": [1, \"two\"]}";
+	size_t big_len = 200 * 1024;
+	char *big = xmalloc(big_len + 1);
+	struct buf plain = BUF_INIT, in_arena = BUF_INIT;
+	struct pt_err err = PT_ERR_INIT;
+
+	memset(big, 'x', big_len);
+	big[big_len] = '\0';
+	for (int pass = 0; pass < 2; pass++) {
+		struct json *before = json_new_object(), *root, *a, *parsed;
+		struct buf *out = pass ? &in_arena : &plain;
+
+		json_add_str(before, "made", "before");
+		if (pass)
+			json_arena_begin();
+		root = json_new_object();
+		json_add_take(root, "before", before);
+		for (int i = 0; i < 2000; i++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "k%d", i);
+			a = json_add_array(root, key);
+			json_push_int(a, i);
+			json_push_str(a, "some text");
+		}
+		json_add_str(root, "big", big);
+		parsed = json_parse(doc, strlen(doc), "t.json", &err);
+		CHECK(parsed != NULL);
+		json_add_take(root, "parsed", parsed);
+		json_write_compact(root, out);
+		json_free(root);
+		if (pass)
+			json_arena_end();
+	}
+	CHECK(plain.len > big_len);
+	CHECK_STREQ(in_arena.data, plain.data);
+	buf_release(&plain);
+	buf_release(&in_arena);
+	free(big);
+}
+
+/*
  * A key added twice is a bug. Only make check's builds (PT_SELF_CHECKS)
  * compare keys, so only there does the child die of the abort.
  */
@@ -329,6 +380,7 @@ main(void)
 {
 	test_build();
 	test_duplicate_key();
+	test_arena();
 	test_numbers();
 	test_copy_take();
 	test_typed();
