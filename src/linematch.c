@@ -487,6 +487,85 @@ holds_any(const char *s, size_t n, char *const *v)
 	return false;
 }
 
+/* Can a join hold ahead's words only where one of its lines does? Not when a word has a blank. */
+static bool
+ahead_piecewise(char *const *ahead)
+{
+	for (; *ahead; ahead++)
+		if (strpbrk(*ahead, " \t"))
+			return false;
+	return true;
+}
+
+/* The word's bit in the lines' memo, or -1 when there is no room left. */
+static int
+word_bit(struct linematch *lm, const char *word)
+{
+	for (size_t i = 0; i < lm->nahead_words; i++)
+		if (lm->ahead_words[i] == word || strcmp(lm->ahead_words[i], word) == 0)
+			return (int)i;
+	if (lm->nahead_words == AHEAD_WORDS)
+		return -1;
+	lm->ahead_words[lm->nahead_words] = word;
+	return (int)lm->nahead_words++;
+}
+
+/* Does line `lineno`, s[0..n) trimmed, hold the word? */
+static bool
+line_holds(struct linematch *lm, size_t lineno, const char *s, size_t n, const char *word,
+	   int bit)
+{
+	struct line_words *e = &lm->line_words[lineno % WORD_LINES];
+	uint32_t m = bit >= 0 ? (uint32_t)1 << bit : 0;
+
+	if (!m)
+		return holds(s, n, word);
+	if (e->lineno != lineno + 1)
+		*e = (struct line_words){ .lineno = lineno + 1 };
+	if (!(e->known & m)) {
+		e->known |= m;
+		if (holds(s, n, word))
+			e->has |= m;
+	}
+	return (e->has & m) != 0;
+}
+
+/*
+ * Does the candidate line hold the word, or its join of that kind (0: with
+ * the lines after it, 1: both ways; -1: the line alone)? A word without a
+ * blank is in a join only where it is in one of its lines, and each line is
+ * asked once per word: the fallback patterns' lists repeat "error:",
+ * "failed"..., and a line is the neighbour of the candidate lines around it.
+ */
+static bool
+lines_hold(struct linematch *lm, const struct line_ctx *l, int kind, const char *word)
+{
+	int bit = word_bit(lm, word);
+
+	if (line_holds(lm, l->lineno, l->s, l->n, word, bit))
+		return true;
+	for (size_t k = 0; kind == 1 && k < l->nprev; k++)
+		if (line_holds(lm, l->lineno - 1 - k, l->prev[k].s, l->prev[k].n, word, bit))
+			return true;
+	for (size_t k = 0; kind >= 0 && k < l->nnext; k++)
+		if (line_holds(lm, l->lineno + 1 + k, l->next[k].s, l->next[k].n, word, bit))
+			return true;
+	return false;
+}
+
+/* Does that subject, subj[0..len), hold one of the lookahead's words? */
+static bool
+subject_ahead(struct linematch *lm, const struct line_ctx *l, int kind, char *const *ahead,
+	      const char *subj, size_t len)
+{
+	if (!ahead_piecewise(ahead))
+		return holds_any(subj, len, ahead);
+	for (; *ahead; ahead++)
+		if (lines_hold(lm, l, kind, *ahead))
+			return true;
+	return false;
+}
+
 /*
  * Could fallback pattern p (`(?i)^(?=LOOK).*?TAIL`) match subj and end past
  * `from`? Only if its tail alone does (literal_lookahead_tail()): PCRE2
@@ -512,24 +591,30 @@ tail_reaches(struct linematch *lm, const struct pattern *p, const char *subj, si
 }
 
 /*
- * Try one pattern on a subject made of npieces lines starting at `starts`
- * (one piece for a plain line), the first of them line `lineno`, piece
- * `own` the candidate line. Returns true when it matched there: the match
- * must overlap the candidate line, since a match wholly inside a neighbour
- * is that line's to find (alone, with its own captures). The hit belongs to
- * the piece where the match starts.
+ * Try one pattern on the candidate line alone (kind -1) or on its join of
+ * that kind (lm->joins[kind]: npieces lines starting at `starts`, the first
+ * of them line `lineno`, piece `own` the candidate line). Returns true when
+ * it matched there: the match must overlap the candidate line, since a
+ * match wholly inside a neighbour is that line's to find (alone, with its
+ * own captures). The hit belongs to the piece where the match starts.
  */
 static bool
-try_pattern_at(struct linematch *lm, const struct pattern *p, const char *subj, size_t len,
-	       size_t lineno, const size_t *starts, size_t npieces, size_t own)
+try_pattern_at(struct linematch *lm, const struct pattern *p, const struct line_ctx *l, int kind)
 {
+	static const size_t whole[1] = { 0 };
+	const struct join *j = kind >= 0 ? &lm->joins[kind] : NULL;
+	const char *subj = j ? j->text.data : l->s;
+	size_t len = j ? j->text.len : l->n, npieces = j ? j->npieces : 1, own = j ? j->own : 0;
+	size_t lineno = l->lineno - own;
+	const size_t *starts = j ? j->starts : whole;
 	size_t ms = 0, me = 0, k = 0;
 	size_t own_end = own + 1 < npieces ? starts[own + 1] : len;
 
 	lm->work++;
 	/* a subject without what its lookahead requires cannot match: the
 	 * fallback tier's (?=.*?(?:Error|...)) on a line or join with none */
-	if (!lm->exhaustive && p->ahead && p->ahead[0] && !holds_any(subj, len, p->ahead))
+	if (!lm->exhaustive && p->ahead && p->ahead[0] &&
+	    !subject_ahead(lm, l, kind, p->ahead, subj, len))
 		return false;
 	/* nor one without its second requirement: `Check failed: .*\bpacking\b`
 	 * on every line and join that says "Check failed: " */
@@ -654,16 +739,6 @@ join_of(struct linematch *lm, struct line_ctx *l, int kind)
 	return true;
 }
 
-/* Can a join hold ahead's words only where one of its lines does? Not when a word has a blank. */
-static bool
-ahead_piecewise(char *const *ahead)
-{
-	for (; *ahead; ahead++)
-		if (strpbrk(*ahead, " \t"))
-			return false;
-	return true;
-}
-
 /*
  * Could some join around the line pass the lookahead `ahead`? A join puts
  * a blank between its lines and folds only blanks, so a word without one
@@ -682,11 +757,9 @@ ahead_near(struct linematch *lm, struct line_ctx *l, char *const *ahead)
 	if (!ahead_piecewise(ahead))
 		return true;
 	need_neighbours(lm, l);
-	near = holds_any(l->s, l->n, ahead);
-	for (size_t k = 0; !near && k < l->nprev; k++)
-		near = holds_any(l->prev[k].s, l->prev[k].n, ahead);
-	for (size_t k = 0; !near && k < l->nnext; k++)
-		near = holds_any(l->next[k].s, l->next[k].n, ahead);
+	near = false;
+	for (char *const *w = ahead; !near && *w; w++)
+		near = lines_hold(lm, l, 1, *w);
 	if (l->nahead < AHEAD_SEEN) {
 		l->ahead_seen[l->nahead] = ahead;
 		l->ahead_near[l->nahead++] = near;
@@ -724,9 +797,7 @@ try_joined(struct linematch *lm, const struct pattern *p, struct line_ctx *l)
 	for (int kind = 0; kind < 2; kind++) {
 		struct join *j = &lm->joins[kind];
 
-		if (join_of(lm, l, kind) && join_may_match(lm, p, j) &&
-		    try_pattern_at(lm, p, j->text.data, j->text.len, l->lineno - j->own, j->starts,
-				   j->npieces, j->own))
+		if (join_of(lm, l, kind) && join_may_match(lm, p, j) && try_pattern_at(lm, p, l, kind))
 			return;
 	}
 }
@@ -735,12 +806,11 @@ try_joined(struct linematch *lm, const struct pattern *p, struct line_ctx *l)
 static bool
 run_pattern(struct linematch *lm, size_t id, struct line_ctx *l)
 {
-	static const size_t whole[1] = { 0 };
 	const struct pattern *p = lm->rs->patterns[id];
 
 	if (!pattern_live(lm, id))
 		return false;
-	if (!try_pattern_at(lm, p, l->s, l->n, l->lineno, whole, 1, 0) && pattern_joins(p))
+	if (!try_pattern_at(lm, p, l, -1) && pattern_joins(p))
 		try_joined(lm, p, l);
 	return true;
 }

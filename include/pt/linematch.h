@@ -34,6 +34,16 @@ struct join {
 	size_t lineno;              /* the candidate line it was built for, or SIZE_MAX */
 };
 
+/* Which lookahead words a line of the log holds, as far as asked (bit k:
+ * linematch.ahead_words[k]); a line is asked again as the neighbour of the
+ * candidate lines around it. */
+#define AHEAD_WORDS 32
+#define WORD_LINES 16
+struct line_words {
+	size_t lineno;              /* + 1; 0: empty */
+	uint32_t known, has;
+};
+
 struct linematch {
 	const struct ruleset *rs;   /* borrowed */
 	struct matcher *mt;         /* this classifier's PCRE2 state; owned unless mt_borrowed */
@@ -51,6 +61,9 @@ struct linematch {
 	struct vars *rcaps;         /* per rule: captures of its first hits */
 	struct vars env;            /* facts */
 	struct join joins[2];       /* the candidate line's joins: forward, both ways */
+	const char *ahead_words[AHEAD_WORDS]; /* borrowed from the patterns, distinct */
+	size_t nahead_words;
+	struct line_words line_words[WORD_LINES]; /* by line number mod WORD_LINES */
 	struct buf last_raw;        /* the last user frame's line, or empty (run_frame()) */
 	struct snap_frame last_frame; /* it, parsed, after linematch_finish() */
 	struct snap_frame loc_frame;

@@ -286,6 +286,18 @@ test_lookahead_words(const struct ruleset *rs)
 	json = check_same(rs, "a short line", &b, false);
 	CHECK(has(json, "\"rule\": \"fallback.capacity-words\""));
 	free(json);
+	/* each line is asked once per word, as the neighbour of the candidate
+	 * lines around it (kept by line number): the error word is on the line
+	 * after the capacity line, which no literal makes a candidate */
+	buf_reset(&b);
+	add(&b, "    out = pl.pallas_call(kernel, out_shape=o)(x)\n");
+	filler(&b, 100);
+	add(&b, "  the scratch buffers ran out of memory here\n");
+	add(&b, "  and nothing more was done: FAILED\n");
+	filler(&b, 100);
+	json = check_same(rs, "the word after", &b, false);
+	CHECK(has(json, "\"rule\": \"fallback.capacity-words\""));
+	free(json);
 	buf_release(&b);
 }
 
