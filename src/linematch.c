@@ -276,6 +276,7 @@ linematch_init(struct linematch *lm, const struct ruleset *rs, const struct lits
 	buf_init(&lm->last_raw, 0);
 	buf_init(&lm->last_error, 0);
 	lm->waiting = xcalloc(lm->npat + 1, sizeof(*lm->waiting));
+	lm->hit = xcalloc(lm->npat + 1, sizeof(*lm->hit));
 	lm->ps = xcalloc(lm->npat + 1, sizeof(*lm->ps));
 	lm->rcaps = xcalloc(rs->nrules + 1, sizeof(*lm->rcaps));
 }
@@ -295,13 +296,17 @@ linematch_release(struct linematch *lm)
 	free(lm->ids);
 	line_memo_release(&lm->memo);
 	free(lm->waiting);
-	for (size_t i = 0; i < lm->npat; i++) {
-		free(lm->ps[i].text);
-		snap_release(&lm->ps[i].where);
+	/* only a pattern that hit keeps a text, a place, its rule's captures */
+	for (size_t k = 0; k < lm->nhit; k++) {
+		const struct pattern *p = lm->rs->patterns[lm->hit[k]];
+
+		free(lm->ps[p->index].text);
+		snap_release(&lm->ps[p->index].where);
+		if (p->rule)
+			vars_release(&lm->rcaps[p->rule->index]);
 	}
+	free(lm->hit);
 	free(lm->ps);
-	for (size_t i = 0; lm->rcaps && i < lm->rs->nrules; i++)
-		vars_release(&lm->rcaps[i]);
 	free(lm->rcaps);
 	vars_release(&lm->env);
 	buf_release(&lm->joins[0].text);
@@ -378,6 +383,8 @@ record_hit(struct linematch *lm, const struct pattern *p, const char *subj, size
 	size_t keep = len - show < EVIDENCE_MAX_TEXT ? len - show : EVIDENCE_MAX_TEXT;
 	size_t nnames = match_name_count(p->m);
 
+	if (!st->hit)
+		lm->hit[lm->nhit++] = p->index;
 	st->hit = true;
 	lm->live_gen++;
 	lm->settle_due = true;

@@ -69,6 +69,9 @@ struct linematch {
 	struct snap_frame loc_frame;
 	size_t *waiting;            /* hit patterns whose traceback comes after them */
 	size_t nwaiting;
+	size_t *hit;                /* the patterns that hit, in order: what they keep is
+	                             * released without a pass over every pattern */
+	size_t nhit;
 	struct buf last_error;      /* the last error-looking line, or empty */
 	size_t last_error_line;
 	size_t match_errors;        /* pattern x line pairs that hit a PCRE2 limit */
