@@ -49,6 +49,10 @@ looks_interleaved(const unsigned char *p, size_t n, size_t unit, bool le)
 		if (v == 0 || v > 0x10ffff)
 			return false;
 		ascii += v < 0x80;
+		/* a quarter not ASCII already: an ASCII log read as UTF-16 is out
+		 * after a few units, not after the whole sniff */
+		if ((i + 1 - ascii) * 4 > units)
+			return false;
 	}
 	return ascii * 4 >= units * 3;
 }
