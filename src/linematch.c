@@ -508,13 +508,24 @@ ahead_piecewise(char *const *ahead)
 static int
 word_bit(struct linematch *lm, const char *word)
 {
-	for (size_t i = 0; i < lm->nahead_words; i++)
-		if (lm->ahead_words[i] == word || strcmp(lm->ahead_words[i], word) == 0)
-			return (int)i;
-	if (lm->nahead_words == AHEAD_WORDS)
-		return -1;
-	lm->ahead_words[lm->nahead_words] = word;
-	return (int)lm->nahead_words++;
+	size_t n = lm->nahead_words;
+	int bit = -1;
+
+	for (size_t i = 0; i < n; i++)
+		if (lm->ahead_words[i] == word)
+			return lm->ahead_bit[i];
+	/* a copy not seen yet: the bit of its spelling, or a new one */
+	for (size_t i = 0; i < n && bit < 0; i++)
+		if (strcmp(lm->ahead_words[i], word) == 0)
+			bit = lm->ahead_bit[i];
+	if (bit < 0 && lm->nahead_bits < AHEAD_BITS)
+		bit = (int)lm->nahead_bits++;
+	if (bit >= 0 && n < AHEAD_WORDS) {
+		lm->ahead_words[n] = word;
+		lm->ahead_bit[n] = (unsigned char)bit;
+		lm->nahead_words++;
+	}
+	return bit;
 }
 
 /* Does line `lineno`, s[0..n) trimmed, hold the word? */

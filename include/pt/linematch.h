@@ -35,9 +35,11 @@ struct join {
 };
 
 /* Which lookahead words a line of the log holds, as far as asked (bit k:
- * linematch.ahead_words[k]); a line is asked again as the neighbour of the
- * candidate lines around it. */
-#define AHEAD_WORDS 32
+ * the k-th distinct word); a line is asked again as the neighbour of the
+ * candidate lines around it. The patterns' lists hold their own copies of
+ * a word, so each copy is kept with the bit of its spelling. */
+#define AHEAD_WORDS 64
+#define AHEAD_BITS 32
 #define WORD_LINES 16
 struct line_words {
 	size_t lineno;              /* + 1; 0: empty */
@@ -61,8 +63,9 @@ struct linematch {
 	struct vars *rcaps;         /* per rule: captures of its first hits */
 	struct vars env;            /* facts */
 	struct join joins[2];       /* the candidate line's joins: forward, both ways */
-	const char *ahead_words[AHEAD_WORDS]; /* borrowed from the patterns, distinct */
-	size_t nahead_words;
+	const char *ahead_words[AHEAD_WORDS]; /* borrowed from the patterns' lists */
+	unsigned char ahead_bit[AHEAD_WORDS]; /* the bit of each one's spelling */
+	size_t nahead_words, nahead_bits;
 	struct line_words line_words[WORD_LINES]; /* by line number mod WORD_LINES */
 	struct buf last_raw;        /* the last user frame's line, or empty (run_frame()) */
 	struct snap_frame last_frame; /* it, parsed, after linematch_finish() */
