@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -347,15 +348,42 @@ utf8_len(const unsigned char *p)
  * become U+FFFD, one per byte, so that every document we write is valid
  * UTF-8 (RFC 8259 8.1) and strict decoders read it.
  */
+typedef unsigned char byte16 __attribute__((vector_size(16)));
+
+/* Past the bytes at p that are printable ASCII but a quote or a backslash,
+ * 16 at a time (GCC vector extension, as in window.c), up to the block that
+ * holds another byte or the last few bytes: the caller goes on byte-wise. */
+static const unsigned char *
+plain_run(const unsigned char *p, const unsigned char *end)
+{
+	while (end - p >= 16) {
+		byte16 v, bad;
+		uint64_t a, b;
+
+		memcpy(&v, p, 16);
+		bad = (byte16)(v < 0x20) | (byte16)(v >= 0x80) | (byte16)(v == '"') |
+		      (byte16)(v == '\\');
+		memcpy(&a, &bad, 8);
+		memcpy(&b, (char *)&bad + 8, 8);
+		if (a | b)
+			break;
+		p += 16;
+	}
+	return p;
+}
+
 static void
 write_string(struct buf *out, const char *s)
 {
+	const unsigned char *end = (const unsigned char *)s + strlen(s);
+
 	buf_addch(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		const unsigned char *run = p;
 
 		/* printable ASCII but the quote and the backslash, in one append:
 		 * scan's JSON lines are most of its output */
+		p = plain_run(p, end);
 		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
 			p++;
 		if (p > run)

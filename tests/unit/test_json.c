@@ -301,6 +301,45 @@ test_numbers(void)
 }
 
 /*
+ * Strings are scanned 16 bytes at a time for what needs escaping: each
+ * such byte at every place of strings up to 40 bytes long must come back
+ * from the strict reader as it went in, a control byte written escaped.
+ */
+static void
+test_escape_places(void)
+{
+	static const char *const special[] = { "\"", "\\", "\n", "\x01", "\xc3\xa9", "\x7f" };
+	struct pt_err err = PT_ERR_INIT;
+	size_t bad = 0, unescaped = 0;
+
+	for (size_t len = 1; len <= 40; len++)
+		for (size_t at = 0; at < len; at++)
+			for (size_t k = 0; k < sizeof(special) / sizeof(special[0]); k++) {
+				struct json *o = json_new_object(), *back;
+				struct buf text = BUF_INIT, out = BUF_INIT;
+				const char *got = NULL;
+
+				for (size_t i = 0; i < len; i++)
+					buf_adds(&text, i == at ? special[k] : "a");
+				json_add_str(o, "s", text.data);
+				json_write_compact(o, &out);
+				back = json_parse(out.data, out.len, "t.json", &err);
+				if (!back || json_str_value(json_get(back, "s"), &got) < 0 ||
+				    strcmp(got, text.data) != 0)
+					bad++;
+				/* a control byte never goes out raw */
+				if ((k == 2 || k == 3) && strstr(out.data, special[k]))
+					unescaped++;
+				json_free(back);
+				json_free(o);
+				buf_release(&text);
+				buf_release(&out);
+			}
+	CHECK_INTEQ(bad, 0);
+	CHECK_INTEQ(unescaped, 0);
+}
+
+/*
  * A document built in an arena writes what the same calls write without
  * one; a tree made before the arena (taken into the arena's, and freed by
  * free() inside it) and a string larger than a block survive, and parsing
@@ -380,6 +419,7 @@ main(void)
 {
 	test_build();
 	test_duplicate_key();
+	test_escape_places();
 	test_arena();
 	test_numbers();
 	test_copy_take();
