@@ -38,7 +38,8 @@ struct rctx {
 	bool prose;                   /* mark missing names instead of collecting them */
 	struct miss miss[MISS_MAX];
 	size_t nmiss;
-	char vtext[32];               /* the release names are spelled for */
+	char vtext[32];               /* the release names are spelled for, once asked
+	                               * (version_text()); empty before */
 };
 
 /* ---- the scanner ---- */
@@ -232,6 +233,21 @@ chain(const struct jaxapi *t, const struct api_name *cur, const struct api_name 
 	return n;
 }
 
+/* The release as a note or message names it. */
+static const char *
+version_text(struct rctx *c)
+{
+	struct api_render *ar = c->ar;
+
+	if (c->vtext[0])
+		return c->vtext;
+	if (ar->known)
+		snprintf(c->vtext, sizeof(c->vtext), "%s", ar->version);
+	else if (ar->have_ver)
+		jaxver_format(&ar->ver, c->vtext, sizeof(c->vtext));
+	return c->vtext;
+}
+
 static void
 note_maybe(struct rctx *c, const struct api_name *n)
 {
@@ -239,7 +255,7 @@ note_maybe(struct rctx *c, const struct api_name *n)
 	bool arriving = n->since.set && jaxrange_reached(&n->since, &c->ar->ver) == API_MAYBE;
 
 	jaxrange_describe(arriving ? &n->since : &n->removed, when, sizeof(when));
-	add_note(c->ar, "not known whether JAX %s %s %s (%s %s)", c->vtext,
+	add_note(c->ar, "not known whether JAX %s %s %s (%s %s)", version_text(c),
 		 arriving ? "has" : "still has", spelling(n),
 		 arriving ? "it arrived" : "it was removed", when);
 }
@@ -519,16 +535,15 @@ render_span(struct rctx *c, const char *p, const char *end, struct buf *out, int
 	}
 }
 
+/* The misses are read only up to nmiss: not cleared, nor the version
+ * spelled, for each of the many renders that need neither. */
 static void
 rctx_init(struct rctx *c, struct api_render *ar, bool prose)
 {
-	memset(c, 0, sizeof(*c));
 	c->ar = ar;
 	c->prose = prose;
-	if (ar->known)
-		snprintf(c->vtext, sizeof(c->vtext), "%s", ar->version);
-	else if (ar->have_ver)
-		jaxver_format(&ar->ver, c->vtext, sizeof(c->vtext));
+	c->nmiss = 0;
+	c->vtext[0] = '\0';
 }
 
 /* "not available in JAX 0.4.30: pl.Buffered (JAX >= 0.5.1); upgrade JAX to 0.5.1 or later; instead: ..." */
@@ -540,7 +555,7 @@ put_unavailable(struct rctx *c, struct buf *out)
 	bool upgrade = false;
 	char v[24];
 
-	buf_addf(out, "not available in JAX %s: ", c->vtext);
+	buf_addf(out, "not available in JAX %s: ", version_text(c));
 	for (size_t i = 0; i < c->nmiss; i++) {
 		const struct miss *m = &c->miss[i];
 
