@@ -1067,6 +1067,11 @@ linematch_finish(struct linematch *lm)
 		snap_parse(&lm->last_frame, lm->last_raw.data, lm->last_raw.len);
 }
 
+static _Thread_local struct {
+	uint64_t id;                /* the set, or 0 */
+	size_t lit;                 /* its literal that is the frame literal alone, or SIZE_MAX */
+} pf_frame;
+
 struct scout_skip
 linematch_skip(struct linematch *lm, const struct litset *pf)
 {
@@ -1081,11 +1086,20 @@ linematch_skip(struct linematch *lm, const struct litset *pf)
 	 * logs shares one); a rebuild forgets the answer */
 	if (pf == lm->pf && pf == lm->skip_pf)
 		return lm->skip;
-	sk.lit = litset_alone(pf, frame, strlen(frame));
-	if (sk.lit != SIZE_MAX) {
-		ids = litset_ids(pf, sk.lit, &nids);
-		if (nids != 1 || ids[0] != lm->npat + AUX_PY_FRAME)
-			sk.lit = SIZE_MAX;
+	/* litset_alone() reads every literal of the set, which a scan shares
+	 * across its logs: each thread keeps the answer for the set it last
+	 * asked about (litset_id() names a build uniquely in the process) */
+	if (pf_frame.id == litset_id(pf) && pf_frame.id) {
+		sk.lit = pf_frame.lit;
+	} else {
+		sk.lit = litset_alone(pf, frame, strlen(frame));
+		if (sk.lit != SIZE_MAX) {
+			ids = litset_ids(pf, sk.lit, &nids);
+			if (nids != 1 || ids[0] != lm->npat + AUX_PY_FRAME)
+				sk.lit = SIZE_MAX;
+		}
+		pf_frame.id = litset_id(pf);
+		pf_frame.lit = sk.lit;
 	}
 	if (pf == lm->pf) {
 		lm->skip_pf = pf;
