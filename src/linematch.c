@@ -494,14 +494,24 @@ holds_any(const char *s, size_t n, char *const *v)
 	return false;
 }
 
-/* Can a join hold ahead's words only where one of its lines does? Not when a word has a blank. */
+/* Can a join hold ahead's words only where one of its lines does? Not
+ * when a word has a blank. Asked on every try of a lookahead pattern: the
+ * answer for each list is kept. */
 static bool
-ahead_piecewise(char *const *ahead)
+ahead_piecewise(struct linematch *lm, char *const *ahead)
 {
-	for (; *ahead; ahead++)
-		if (strpbrk(*ahead, " \t"))
-			return false;
-	return true;
+	bool piecewise = true;
+
+	for (size_t i = 0; i < lm->npiecewise; i++)
+		if (lm->piecewise_list[i] == ahead)
+			return lm->piecewise[i];
+	for (char *const *w = ahead; piecewise && *w; w++)
+		piecewise = !strpbrk(*w, " \t");
+	if (lm->npiecewise < PIECEWISE_LISTS) {
+		lm->piecewise_list[lm->npiecewise] = ahead;
+		lm->piecewise[lm->npiecewise++] = piecewise;
+	}
+	return piecewise;
 }
 
 /* The word's bit in the lines' memo, or -1 when there is no room left. */
@@ -576,7 +586,7 @@ static bool
 subject_ahead(struct linematch *lm, const struct line_ctx *l, int kind, char *const *ahead,
 	      const char *subj, size_t len)
 {
-	if (!ahead_piecewise(ahead))
+	if (!ahead_piecewise(lm, ahead))
 		return holds_any(subj, len, ahead);
 	for (; *ahead; ahead++)
 		if (lines_hold(lm, l, kind, *ahead))
@@ -772,7 +782,7 @@ ahead_near(struct linematch *lm, struct line_ctx *l, char *const *ahead)
 	for (size_t i = 0; i < l->nahead; i++)
 		if (l->ahead_seen[i] == ahead)
 			return l->ahead_near[i];
-	if (!ahead_piecewise(ahead))
+	if (!ahead_piecewise(lm, ahead))
 		return true;
 	need_neighbours(lm, l);
 	near = false;

@@ -41,6 +41,7 @@ struct join {
 #define AHEAD_WORDS 64
 #define AHEAD_BITS 32
 #define WORD_LINES 16
+#define PIECEWISE_LISTS 8
 struct line_words {
 	size_t lineno;              /* + 1; 0: empty */
 	uint32_t known, has;
@@ -66,6 +67,9 @@ struct linematch {
 	const char *ahead_words[AHEAD_WORDS]; /* borrowed from the patterns' lists */
 	unsigned char ahead_bit[AHEAD_WORDS]; /* the bit of each one's spelling */
 	size_t nahead_words, nahead_bits;
+	char *const *piecewise_list[PIECEWISE_LISTS]; /* lookahead lists asked about, */
+	bool piecewise[PIECEWISE_LISTS];              /* and whether no word has a blank */
+	size_t npiecewise;
 	struct line_words line_words[WORD_LINES]; /* by line number mod WORD_LINES */
 	struct buf last_raw;        /* the last user frame's line, or empty (run_frame()) */
 	struct snap_frame last_frame; /* it, parsed, after linematch_finish() */
