@@ -343,11 +343,6 @@ utf8_len(const unsigned char *p)
 	return n;
 }
 
-/*
- * Strings come from logs, file names and servers: bytes that are not UTF-8
- * become U+FFFD, one per byte, so that every document we write is valid
- * UTF-8 (RFC 8259 8.1) and strict decoders read it.
- */
 typedef unsigned char byte16 __attribute__((vector_size(16)));
 
 /* Past the bytes at p that are printable ASCII but a quote or a backslash,
@@ -372,6 +367,11 @@ plain_run(const unsigned char *p, const unsigned char *end)
 	return p;
 }
 
+/*
+ * Strings come from logs, file names and servers: bytes that are not UTF-8
+ * become U+FFFD, one per byte, so that every document we write is valid
+ * UTF-8 (RFC 8259 8.1) and strict decoders read it.
+ */
 static void
 write_string(struct buf *out, const char *s)
 {
