@@ -585,8 +585,8 @@ put_unavailable(struct rctx *c, struct buf *out)
 	}
 }
 
-void
-api_render_text(struct api_render *ar, const char *tmpl, struct buf *out)
+static void
+render_text(struct api_render *ar, const char *tmpl, struct buf *out)
 {
 	const char *end = tmpl + strlen(tmpl), *hash = find_comment(tmpl, end);
 	struct buf code = BUF_INIT;
@@ -602,6 +602,125 @@ api_render_text(struct api_render *ar, const char *tmpl, struct buf *out)
 		render_span(&c, hash, end, out, 0);
 	}
 	buf_release(&code);
+}
+
+/*
+ * The memo (api_render_memo_begin()). A render reads only the table, the
+ * release (as parsed and as the log spelled it) and the template, and it
+ * only appends: to the output, to the notes (without duplicates) and to
+ * the two flags. So rendering with ar is rendering with a fresh state for
+ * the same release and adopting what it noted, and that is what is kept.
+ */
+#define MEMO_ENTRIES 64
+
+struct memo_entry {
+	const struct jaxapi *table;
+	const char *tmpl;             /* borrowed from the ruleset, like table */
+	bool known, have_ver;
+	struct jaxver ver;
+	char *version;                /* as the log spelled it, or NULL */
+	char *text;
+	char **notes;                 /* NULL-terminated, or NULL */
+	size_t nnotes;
+	bool guessed, versioned;
+};
+
+struct render_memo {
+	struct memo_entry e[MEMO_ENTRIES];
+	size_t n;
+};
+
+static _Thread_local struct render_memo *memo;
+
+static bool
+same_release(const struct memo_entry *m, const struct api_render *ar)
+{
+	return m->known == ar->known && m->have_ver == ar->have_ver &&
+	       memcmp(&m->ver, &ar->ver, sizeof(m->ver)) == 0 &&
+	       (m->version && ar->version ? strcmp(m->version, ar->version) == 0 :
+					    m->version == ar->version);
+}
+
+static struct memo_entry *
+memo_find(const struct api_render *ar, const char *tmpl)
+{
+	for (size_t i = 0; i < memo->n; i++)
+		if (memo->e[i].tmpl == tmpl && memo->e[i].table == ar->table &&
+		    same_release(&memo->e[i], ar))
+			return &memo->e[i];
+	return NULL;
+}
+
+/* Render tmpl for ar's release from scratch and keep it (when there is room). */
+static const struct memo_entry *
+memo_add(const struct api_render *ar, const char *tmpl, struct memo_entry *scratch)
+{
+	struct api_render fresh = *ar;
+	struct memo_entry *m = memo->n < MEMO_ENTRIES ? &memo->e[memo->n++] : scratch;
+	struct buf text = BUF_INIT;
+
+	/* ar's release, none of what it noted: borrowed, never released */
+	fresh.notes = NULL;
+	fresh.nnotes = 0;
+	fresh.kept = NULL;
+	fresh.nkept = 0;
+	fresh.guessed = fresh.versioned = false;
+	render_text(&fresh, tmpl, &text);
+	*m = (struct memo_entry){
+		.table = ar->table, .tmpl = tmpl, .known = ar->known, .have_ver = ar->have_ver,
+		.ver = ar->ver, .version = ar->version ? xstrdup(ar->version) : NULL,
+		.text = buf_detach(&text, NULL), .notes = fresh.notes, .nnotes = fresh.nnotes,
+		.guessed = fresh.guessed, .versioned = fresh.versioned,
+	};
+	return m;
+}
+
+static void
+memo_entry_release(struct memo_entry *m)
+{
+	free(m->version);
+	free(m->text);
+	strv_free(m->notes);
+	memset(m, 0, sizeof(*m));
+}
+
+void
+api_render_memo_begin(void)
+{
+	if (memo)
+		PT_BUG("api_render_memo_begin() twice");
+	memo = xcalloc(1, sizeof(*memo));
+}
+
+void
+api_render_memo_end(void)
+{
+	for (size_t i = 0; memo && i < memo->n; i++)
+		memo_entry_release(&memo->e[i]);
+	free(memo);
+	memo = NULL;
+}
+
+void
+api_render_text(struct api_render *ar, const char *tmpl, struct buf *out)
+{
+	struct memo_entry scratch;
+	const struct memo_entry *m;
+
+	if (!memo) {
+		render_text(ar, tmpl, out);
+		return;
+	}
+	m = memo_find(ar, tmpl);
+	if (!m)
+		m = memo_add(ar, tmpl, &scratch);
+	buf_adds(out, m->text);
+	for (size_t i = 0; i < m->nnotes; i++)
+		add_note(ar, "%s", m->notes[i]);
+	ar->guessed |= m->guessed;
+	ar->versioned |= m->versioned;
+	if (m == &scratch)
+		memo_entry_release(&scratch);
 }
 
 void

@@ -24,6 +24,7 @@
 #include "pt/match.h"
 #include "pt/diagnosis.h"
 #include "pt/github.h"
+#include "pt/jaxapi.h"
 #include "pt/json.h"
 #include "pt/scan.h"
 #include "pt/term.h"
@@ -281,6 +282,8 @@ worker_main(void *arg)
 	struct pool *p = w->p;
 	struct matcher *mt = matcher_new(p->rs->npatterns);
 
+	/* the same ladders, log after log */
+	api_render_memo_begin();
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct slot s;
@@ -299,6 +302,7 @@ worker_main(void *arg)
 		pthread_cond_broadcast(&p->filled);
 	}
 	pthread_mutex_unlock(&p->mu);
+	api_render_memo_end();
 	matcher_free(mt);
 	return NULL;
 }
@@ -331,6 +335,7 @@ scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_
 	if (jobs <= 1) {
 		struct matcher *mt = matcher_new(rs->npatterns);
 
+		api_render_memo_begin();
 		for (size_t i = 0; i < l->n; i++) {
 			struct slot s;
 
@@ -338,6 +343,7 @@ scan_run(const struct scan_list *l, const struct ruleset *rs, const struct scan_
 			deliver(l, i, &s, sink, arg);
 			slot_clear(&s);
 		}
+		api_render_memo_end();
 		matcher_free(mt);
 		litset_free(own);
 		return 0;

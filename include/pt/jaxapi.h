@@ -213,6 +213,14 @@ void api_render_adopt(struct api_render *ar, const struct api_render *from);
  * copied unchanged.
  */
 void api_render_text(struct api_render *ar, const char *tmpl, struct buf *out);
+/*
+ * Until api_render_memo_end(), the calling thread keeps what
+ * api_render_text() gave for each template, table and release, and gives
+ * it again: the same text, notes and flags. For a caller that renders the
+ * same ladders for log after log (scan's workers). Memos do not nest.
+ */
+void api_render_memo_begin(void);
+void api_render_memo_end(void);
 /* Append prose text (an action, an explanation) to out, rendered as above. */
 void api_render_prose_into(struct api_render *ar, const char *text, struct buf *out);
 /*

@@ -109,6 +109,37 @@ check "--format github: an error on the kernel's line, relative to the workspace
 check "--format github: the message names the log line and the first fix" \
 	sh -c "grep -q '%0Alog: $T/gh/job-1.log, line 4' '$T/gh.out' && grep -q '%0Afirst fix (' '$T/gh.out'"
 
+# A worker keeps each rung's rendered advice per JAX release (the shipped
+# rules, whose API table spells it by release): logs that name other
+# releases, or none, must each get what a run on that log alone gives.
+V=$T/versions
+mkdir -p "$V"
+i=0
+for v in 0.4.30 0.6.2 none 0.4.30 0.5.1 0.4.31.dev20240601 0.7.0 none; do
+	i=$((i + 1))
+	{
+		[ "$v" = none ] || echo "jax==$v"
+		printf '  File "/src/kern.py", line 10, in run\n    out = pl.pallas_call(kernel, grid=(4,))(x)\n'
+		echo 'jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. Used 20.00M of 16.00M vmem.'
+	} >"$V/log-$i.log"
+done
+for j in 1 2; do
+	$PTRUN scan --jsonl -j $j "$V" >"$T/v$j.out" 2>"$T/v$j.err"
+	check "advice by release, -j $j: one line per log" test "$(wc -l <"$T/v$j.out")" = 8
+	check "advice by release, -j $j: each log's line is its run alone" python3 - "$T/v$j.out" "$PT" "$V" <<'PY'
+import json, subprocess, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+old = 0
+for d in lines:
+    alone = json.loads(subprocess.run([sys.argv[2], "--json", d["source"]],
+                                      capture_output=True, text=True).stdout)
+    if alone != d:
+        sys.exit("differs: " + d["source"])
+    old += "not available in JAX 0.4.30" in json.dumps(d)
+sys.exit(0 if old == 2 else "the two 0.4.30 logs should be told pl.Buffered is missing")
+PY
+done
+
 # exit statuses
 check "no failure anywhere exits 1" test "$(status $PT scan $R "$D/b/job-8.log")" = 1
 (cd "$D/b" && $PTRUN scan $R) >"$T/dot.out" 2>&1
