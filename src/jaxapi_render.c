@@ -614,15 +614,10 @@ render_text(struct api_render *ar, const char *tmpl, struct buf *out)
 #define MEMO_ENTRIES 64
 
 struct memo_entry {
-	const struct jaxapi *table;
-	const char *tmpl;             /* borrowed from the ruleset, like table */
-	bool known, have_ver;
-	struct jaxver ver;
-	char *version;                /* as the log spelled it, or NULL */
+	const char *tmpl;             /* borrowed from the ruleset, like noted.table */
+	struct api_render noted;      /* the release it was rendered for (its own copy
+	                               * of the spelling), and what the render noted */
 	char *text;
-	char **notes;                 /* NULL-terminated, or NULL */
-	size_t nnotes;
-	bool guessed, versioned;
 };
 
 struct render_memo {
@@ -633,54 +628,43 @@ struct render_memo {
 static _Thread_local struct render_memo *memo;
 
 static bool
-same_release(const struct memo_entry *m, const struct api_render *ar)
+same_release(const struct api_render *a, const struct api_render *b)
 {
-	return m->known == ar->known && m->have_ver == ar->have_ver &&
-	       memcmp(&m->ver, &ar->ver, sizeof(m->ver)) == 0 &&
-	       (m->version && ar->version ? strcmp(m->version, ar->version) == 0 :
-					    m->version == ar->version);
+	return a->table == b->table && a->known == b->known && a->have_ver == b->have_ver &&
+	       memcmp(&a->ver, &b->ver, sizeof(a->ver)) == 0 &&
+	       (a->version && b->version ? strcmp(a->version, b->version) == 0 :
+					   a->version == b->version);
 }
 
-static struct memo_entry *
+static const struct memo_entry *
 memo_find(const struct api_render *ar, const char *tmpl)
 {
 	for (size_t i = 0; i < memo->n; i++)
-		if (memo->e[i].tmpl == tmpl && memo->e[i].table == ar->table &&
-		    same_release(&memo->e[i], ar))
+		if (memo->e[i].tmpl == tmpl && same_release(&memo->e[i].noted, ar))
 			return &memo->e[i];
 	return NULL;
 }
 
-/* Render tmpl for ar's release from scratch and keep it (when there is room). */
-static const struct memo_entry *
-memo_add(const struct api_render *ar, const char *tmpl, struct memo_entry *scratch)
+/* Render tmpl for ar's release from scratch into m. */
+static void
+memo_render(const struct api_render *ar, const char *tmpl, struct memo_entry *m)
 {
-	struct api_render fresh = *ar;
-	struct memo_entry *m = memo->n < MEMO_ENTRIES ? &memo->e[memo->n++] : scratch;
 	struct buf text = BUF_INIT;
 
-	/* ar's release, none of what it noted: borrowed, never released */
-	fresh.notes = NULL;
-	fresh.nnotes = 0;
-	fresh.kept = NULL;
-	fresh.nkept = 0;
-	fresh.guessed = fresh.versioned = false;
-	render_text(&fresh, tmpl, &text);
-	*m = (struct memo_entry){
-		.table = ar->table, .tmpl = tmpl, .known = ar->known, .have_ver = ar->have_ver,
-		.ver = ar->ver, .version = ar->version ? xstrdup(ar->version) : NULL,
-		.text = buf_detach(&text, NULL), .notes = fresh.notes, .nnotes = fresh.nnotes,
-		.guessed = fresh.guessed, .versioned = fresh.versioned,
+	m->tmpl = tmpl;
+	m->noted = (struct api_render){
+		.table = ar->table, .known = ar->known, .ver = ar->ver, .have_ver = ar->have_ver,
+		.version = ar->version ? xstrdup(ar->version) : NULL,
 	};
-	return m;
+	render_text(&m->noted, tmpl, &text);
+	m->text = buf_detach(&text, NULL);
 }
 
 static void
 memo_entry_release(struct memo_entry *m)
 {
-	free(m->version);
+	api_render_release(&m->noted);
 	free(m->text);
-	strv_free(m->notes);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -704,21 +688,21 @@ api_render_memo_end(void)
 void
 api_render_text(struct api_render *ar, const char *tmpl, struct buf *out)
 {
-	struct memo_entry scratch;
+	struct memo_entry scratch, *kept;
 	const struct memo_entry *m;
 
 	if (!memo) {
 		render_text(ar, tmpl, out);
 		return;
 	}
-	m = memo_find(ar, tmpl);
-	if (!m)
-		m = memo_add(ar, tmpl, &scratch);
+	if (!(m = memo_find(ar, tmpl))) {
+		/* kept while there is room, else rendered for this call only */
+		kept = memo->n < MEMO_ENTRIES ? &memo->e[memo->n++] : &scratch;
+		memo_render(ar, tmpl, kept);
+		m = kept;
+	}
 	buf_adds(out, m->text);
-	for (size_t i = 0; i < m->nnotes; i++)
-		add_note(ar, "%s", m->notes[i]);
-	ar->guessed |= m->guessed;
-	ar->versioned |= m->versioned;
+	api_render_adopt(ar, &m->noted);
 	if (m == &scratch)
 		memo_entry_release(&scratch);
 }
