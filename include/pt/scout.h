@@ -9,7 +9,8 @@
  * still reads every byte and decides everything; it only asks the scout
  * "where is the next candidate in this range of the file?" instead of
  * searching itself. Blocks the scout has not reached when asked are left to
- * the classifier, so neither thread waits on a slow other for long.
+ * the classifier, and so is the rest of the block the scout is on (it stops
+ * within 16 KiB), so neither thread waits on a slow other for long.
  *
  * The answers are exact for the bytes as they are in the file; the caller
  * asks only about ranges its window holds unchanged (no escape sequences
@@ -141,6 +142,10 @@ enum scout_answer {
  */
 enum scout_answer scout_ask(struct scout *s, uint64_t from, uint64_t to, uint64_t *at,
 			    uint64_t *covered, bool *alone);
+
+/* How many blocks the caller caught the scout in and took the rest of
+ * (the balance between the threads; for tests and the bench). */
+size_t scout_cuts(const struct scout *s);
 
 /* Stop the thread and free everything. NULL is fine. */
 void scout_stop(struct scout *s);
