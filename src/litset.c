@@ -66,7 +66,7 @@ struct litset {
 	size_t force_stride; /* litset_tune(): 0 = choose */
 	bool force_scalar;
 	uint8_t shuf[16];    /* its byte shuffle: which windows one load holds */
-	struct went *ents;   /* sorted by win */
+	struct went *ents;   /* sorted by win, then by off from the largest */
 	size_t nents;
 	/* exact table: open addressing over distinct windows */
 	uint32_t *tkey;
@@ -386,9 +386,10 @@ cmp_went(const void *a, const void *b)
 
 	if (x->win != y->win)
 		return (x->win > y->win) - (x->win < y->win);
-	if (x->lit != y->lit)
-		return (x->lit > y->lit) - (x->lit < y->lit);
-	return (x->off > y->off) - (x->off < y->off);
+	/* under one window, the latest offset (the earliest start) first */
+	if (x->off != y->off)
+		return (x->off < y->off) - (x->off > y->off);
+	return (x->lit > y->lit) - (x->lit < y->lit);
 }
 
 /*
@@ -654,10 +655,10 @@ group_bits(const int *bm, const unsigned char *q, size_t s, __m256i shuf, __m256
 }
 
 __attribute__((target("avx2"))) static size_t
-probe_avx2(const struct litset *ls, const unsigned char *b, size_t p, size_t end,
+probe_avx2(const struct litset *ls, const unsigned char *b, size_t p, size_t end, size_t len,
 	   unsigned *mask, size_t *n)
 {
-	const size_t s = ls->stride, len = end + 3;
+	const size_t s = ls->stride;
 	const __m256i shuf = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ls->shuf));
 	const __m256i fold = _mm256_set1_epi32(0x20202020);
 	const __m256i mul = _mm256_set1_epi32((int)0x9E3779B1u);
@@ -703,15 +704,19 @@ probe_avx2(const struct litset *ls, const unsigned char *b, size_t p, size_t end
 		__m256i w, h, word, bit;
 		unsigned m;
 
+		/* The last group may reach past end (not past the buffer): its
+		 * probes from end on are masked off, as scalar probes cost more. */
+		if (p >= end)
+			break;
 		if (s <= 4) {
-			if (p + 7 * s >= end || p + 4 * s + 16 > len)
+			if (p + 4 * s + 16 > len)
 				break;
 			w = load2(b + p, b + p + 4 * s);
 			w = _mm256_shuffle_epi8(w, shuf);
 		} else {
 			__m256i w0, w1;
 
-			if (p + 7 * s >= end || p + 6 * s + 16 > len)
+			if (p + 6 * s + 16 > len)
 				break;
 			w0 = load2(b + p, b + p + 2 * s);
 			w1 = load2(b + p + 4 * s, b + p + 6 * s);
@@ -730,6 +735,12 @@ probe_avx2(const struct litset *ls, const unsigned char *b, size_t p, size_t end
 		/* For s > 4 the lanes hold windows 0,1,4,5,2,3,6,7. */
 		if (s > 4)
 			m = (m & 0xC3) | (m & 0x0C) << 2 | (m & 0x30) >> 2;
+		if (p + 7 * s >= end)
+			m &= (1u << ((end - p + s - 1) / s)) - 1;
+		if (!m) {
+			p += 8 * s;
+			continue;
+		}
 		*mask = m;
 		*n = 8;
 		return p;
@@ -741,17 +752,18 @@ probe_avx2(const struct litset *ls, const unsigned char *b, size_t p, size_t end
 #endif
 
 /*
- * Probe from p: returns the start of a group of *n probes p' + k*s
- * (p' >= p, k < *n) whose hits are the bits of *mask, or end (mask 0 then
- * means nothing) when no probe below end hits.
+ * Probe from p, in the buffer b[0..len) (len >= end + 3): returns the
+ * start of a group of *n probes p' + k*s (p' >= p, k < *n) whose hits are
+ * the bits of *mask, or end (mask 0 then means nothing) when no probe
+ * below end hits.
  */
 static inline size_t
-probe(const struct litset *ls, const unsigned char *b, size_t p, size_t end, unsigned *mask,
-      size_t *n)
+probe(const struct litset *ls, const unsigned char *b, size_t p, size_t end, size_t len,
+      unsigned *mask, size_t *n)
 {
 #if PT_LITSET_AVX2
 	if (ls->avx2)
-		return probe_avx2(ls, b, p, end, mask, n);
+		return probe_avx2(ls, b, p, end, len, mask, n);
 #endif
 	*mask = 1;
 	*n = 1;
@@ -791,7 +803,7 @@ litset_find_range(const struct litset *ls, const char *buf, size_t len, size_t f
 	end = len - 3;
 	/* A start below stop is seen by a probe below stop + maxoff. */
 	limit = stop < end && end - stop > ls->maxoff ? stop + ls->maxoff : end;
-	for (p = from; (p = probe(ls, b, p, limit, &mask, &n)) < limit; p += n * s) {
+	for (p = from; (p = probe(ls, b, p, limit, len, &mask, &n)) < limit; p += n * s) {
 		for (; mask; mask &= mask - 1) {
 			size_t at = p + (size_t)__builtin_ctz(mask) * s, k;
 			const struct went *e;
@@ -799,8 +811,14 @@ litset_find_range(const struct litset *ls, const char *buf, size_t len, size_t f
 			if (at >= limit)
 				break;
 			k = table_get(ls, load_win(b + at), &e);
+			/* in order of start: once one is not before best, none is;
+			 * a Pallas log's windows list ten literals each */
 			for (size_t i = 0; i < k; i++) {
-				if (at - e[i].off >= best || !entry_match(ls, &e[i], b, len, at, from))
+				if (e[i].off > at - from)
+					continue;    /* it would start before from */
+				if (at - e[i].off >= best)
+					break;
+				if (!entry_match(ls, &e[i], b, len, at, from))
 					continue;
 				best = at - e[i].off;
 				best_lit = e[i].lit;
@@ -840,7 +858,7 @@ line_each(const struct litset *ls, const char *line, size_t len, size_t from,
 	/* an occurrence at or after from is probed at or after from + its window's
 	 * offset; on the stride's grid from 0, so that the windows are the same */
 	from -= from % ls->stride;
-	for (p = from; (p = probe(ls, b, p, end, &mask, &n)) < end; p += n * ls->stride) {
+	for (p = from; (p = probe(ls, b, p, end, len, &mask, &n)) < end; p += n * ls->stride) {
 		for (; mask; mask &= mask - 1) {
 			size_t at = p + (size_t)__builtin_ctz(mask) * ls->stride;
 			const struct went *e;
