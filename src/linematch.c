@@ -1077,44 +1077,51 @@ linematch_finish(struct linematch *lm)
 		snap_parse(&lm->last_frame, lm->last_raw.data, lm->last_raw.len);
 }
 
-static _Thread_local struct {
+/*
+ * linematch_skip()'s answers, per thread, for the two sets it was asked
+ * about last, the latest first: litset_alone() reads every literal of a
+ * set, a scan shares one set across its logs, and a big log's classifier
+ * asks for its own set and the scout's twin in turn. litset_id() names a
+ * build uniquely in the process, so a freed set's answer is never taken.
+ */
+static _Thread_local struct frame_answer {
 	uint64_t id;                /* the set, or 0 */
 	size_t lit;                 /* its literal that is the frame literal alone, or SIZE_MAX */
-} pf_frame;
+} pf_frame[2];
 
-struct scout_skip
-linematch_skip(struct linematch *lm, const struct litset *pf)
+static size_t
+frame_literal(const struct linematch *lm, const struct litset *pf, const char *frame)
 {
-	const char *frame = aux_literals[AUX_PY_FRAME];
-	struct scout_skip sk = { SIZE_MAX, frame_line_quiet, "\", line ", ", in " };
+	uint64_t id = litset_id(pf);
+	struct frame_answer a = { id, SIZE_MAX };
 	size_t nids;
 	const unsigned *ids;
 
-	if (lm->exhaustive)
-		return sk;
-	/* asked again for the set in use at every build (a scan of a thousand
-	 * logs shares one); a rebuild forgets the answer */
-	if (pf == lm->pf && pf == lm->skip_pf)
-		return lm->skip;
-	/* litset_alone() reads every literal of the set, which a scan shares
-	 * across its logs: each thread keeps the answer for the set it last
-	 * asked about (litset_id() names a build uniquely in the process) */
-	if (pf_frame.id == litset_id(pf) && pf_frame.id) {
-		sk.lit = pf_frame.lit;
+	if (id && pf_frame[0].id == id)
+		return pf_frame[0].lit;
+	if (id && pf_frame[1].id == id) {
+		a = pf_frame[1];
 	} else {
-		sk.lit = litset_alone(pf, frame, strlen(frame));
-		if (sk.lit != SIZE_MAX) {
-			ids = litset_ids(pf, sk.lit, &nids);
+		a.lit = litset_alone(pf, frame, strlen(frame));
+		if (a.lit != SIZE_MAX) {
+			ids = litset_ids(pf, a.lit, &nids);
 			if (nids != 1 || ids[0] != lm->npat + AUX_PY_FRAME)
-				sk.lit = SIZE_MAX;
+				a.lit = SIZE_MAX;
 		}
-		pf_frame.id = litset_id(pf);
-		pf_frame.lit = sk.lit;
 	}
-	if (pf == lm->pf) {
-		lm->skip_pf = pf;
-		lm->skip = sk;
-	}
+	pf_frame[1] = pf_frame[0];
+	pf_frame[0] = a;
+	return a.lit;
+}
+
+struct scout_skip
+linematch_skip(const struct linematch *lm, const struct litset *pf)
+{
+	const char *frame = aux_literals[AUX_PY_FRAME];
+	struct scout_skip sk = { SIZE_MAX, frame_line_quiet, "\", line ", ", in " };
+
+	if (!lm->exhaustive)
+		sk.lit = frame_literal(lm, pf, frame);
 	return sk;
 }
 
@@ -1166,7 +1173,6 @@ linematch_rebuild(struct linematch *lm, const char *sample, size_t len)
 	if (lm->live_gen == lm->built_gen)
 		return false;
 	litset_free(lm->ls);
-	lm->skip_pf = NULL;
 	lm->ls = linematch_prefilter(lm->rs, lm);
 	litset_build(lm->ls, sample, len);
 	lm->pf = lm->ls;

@@ -98,8 +98,6 @@ struct linematch {
 	bool settle_due;            /* something hit since the last settle */
 	size_t since_settle;        /* candidate lines since then */
 	size_t live_gen, built_gen; /* changes to what the prefilter must find; at the last build */
-	const struct litset *skip_pf; /* the set linematch_skip() last answered for, and how */
-	struct scout_skip skip;
 };
 
 /*
@@ -130,7 +128,7 @@ size_t linematch_id_count(const struct ruleset *rs);
  * no such literal of its own (another literal shares its start), and in
  * an exhaustive reading.
  */
-struct scout_skip linematch_skip(struct linematch *lm, const struct litset *pf);
+struct scout_skip linematch_skip(const struct linematch *lm, const struct litset *pf);
 
 /*
  * Make lm's reading exhaustive (lm->exhaustive), before the first line:
